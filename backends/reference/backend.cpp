@@ -1,0 +1,21 @@
+#include <memory>
+
+#include "builtin_backends.hpp"
+#include "reference/reference_backend.hpp"
+
+namespace tessera {
+
+ReferenceBackend::ReferenceBackend() = default;
+
+DeviceInfo ReferenceBackend::info() const {
+  DeviceInfo d;
+  d.name = "Tessera reference (sequential, double accumulation)";
+  d.vendor = "Tessera";
+  d.type = "cpu";
+  d.compute_units = 1;
+  return d;
+}
+
+std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
+
+}  // namespace tessera

@@ -1,0 +1,114 @@
+// The Backend interface: one abstract class, one method per operation, the dtype as an enum.
+// Every backend (reference, cpu, opencl, cuda) implements all of it; what a backend cannot do
+// throws NotImplemented and says so in support(). lib/ validates every argument before calling
+// a backend, so implementations may assume consistent shapes, one device, and valid CSR.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tessera/device_info.hpp"
+#include "tessera/types.hpp"
+
+namespace tessera {
+
+// Views pass device allocations to a backend. `data` is the backend's own handle as returned by
+// Backend::allocate (a host pointer for reference/cpu, a device pointer for CUDA, a cl_mem for
+// OpenCL); views always start at the beginning of the allocation.
+struct VecView {
+  void* data = nullptr;
+  std::int64_t n = 0;
+};
+
+// Row-major; element (i, j) at data[i * ld + j], ld >= cols.
+struct MatView {
+  void* data = nullptr;
+  std::int64_t rows = 0, cols = 0, ld = 0;
+};
+
+// CSR with int32 indices; structure already validated (row_ptr[0] = 0, non-decreasing,
+// row_ptr[rows] = nnz, 0 <= col_idx < cols). Columns within a row may be unsorted.
+struct CsrView {
+  void* row_ptr = nullptr;  // rows + 1 int32
+  void* col_idx = nullptr;  // nnz int32
+  void* values = nullptr;   // nnz of dtype
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  // Identity of the matrix's contents: changes whenever the matrix is rebuilt, so a backend
+  // may cache per-matrix analysis (row statistics, a chosen kernel) keyed by it.
+  std::uint64_t generation = 0;
+};
+
+// Grid of nz x ny x nx cells, x fastest (nz = 1 for 2D); ndim is 2 or 3.
+struct GridView {
+  void* data = nullptr;
+  int ndim = 2;
+  std::int64_t nx = 0, ny = 0, nz = 1;
+};
+
+// Dense 4D tensor, contiguous, NCHW order (filters: KCRS, outputs: NKPQ).
+struct TensorView {
+  void* data = nullptr;
+  std::int64_t n = 0, c = 0, h = 0, w = 0;
+};
+
+// Opaque result of a sparse triangular analysis; each backend derives its own.
+class SptrsvPlanData {
+ public:
+  virtual ~SptrsvPlanData() = default;
+};
+
+struct Support {
+  bool ok = true;
+  std::string reason;  // why not, when !ok
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual DeviceInfo info() const = 0;
+  virtual Support support(Op, DType) const { return {}; }
+
+  // ---- memory (bytes) ----
+  virtual void* allocate(std::size_t bytes) = 0;            // throws OutOfMemory
+  virtual void deallocate(void* handle) noexcept = 0;
+  virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;  // device to device
+  virtual void synchronize() = 0;
+
+  // ---- operations ----
+  // Reductions return the value widened to double; empty input is rejected by lib/ for min/max.
+  virtual double reduce(DType, ReduceOp, const VecView& x) = 0;
+  virtual double dot(DType, const VecView& x, const VecView& y) = 0;
+
+  // y = alpha * A * x + beta * y. beta == 0 means y is not read (NaNs in y do not propagate).
+  virtual void spmv(DType, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) = 0;
+
+  // Solve op(A) x = b in place (x holds b on entry), A square n x n.
+  virtual void trsv(DType, Uplo, Trans, Diag, const MatView& A, const VecView& x) = 0;
+  // Solve op(A) X = alpha * B in place (B: n x nrhs, overwritten by X).
+  virtual void trsm(DType, Uplo, Trans, Diag, double alpha, const MatView& A, const MatView& B) = 0;
+
+  // Sparse triangular solve: analysis once per matrix, then any number of solves. Only the
+  // triangle named by uplo is used; entries on the other side are ignored.
+  virtual std::shared_ptr<SptrsvPlanData> sptrsv_analyze(DType, Uplo, Diag, const CsrView& A) = 0;
+  virtual void sptrsv_solve(DType, const SptrsvPlanData& plan, const CsrView& A, const VecView& b,
+                            const VecView& x) = 0;
+
+  // C = alpha * op(A) * op(B) + beta * C; beta == 0 means C is not read.
+  virtual void gemm(DType, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+                    const MatView& C) = 0;
+
+  // `steps` applications of the star stencil to u, in place (see StencilSpec).
+  virtual void stencil(DType, const StencilSpec&, const GridView& u, int steps) = 0;
+
+  // 2D single-channel cross-correlation of image with a K x K filter.
+  virtual void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) = 0;
+  // CNN layer forward: in NCHW, filter KCRS, out NKPQ.
+  virtual void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
+                          const TensorView& out) = 0;
+};
+
+}  // namespace tessera

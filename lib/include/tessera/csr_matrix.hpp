@@ -1,0 +1,103 @@
+// CsrMatrix<T>: compressed sparse rows with int32 indices, owned by one device. Built from
+// host arrays whose structure is validated first: a bad structure throws InvalidArgument and
+// allocates nothing. Immutable once built; copies share the device storage (so an analysis
+// plan can keep its matrix alive).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tessera/buffer.hpp"
+#include "tessera/errors.hpp"
+
+namespace tessera {
+
+// A CSR matrix in host memory (what Matrix Market reading returns).
+template <class T>
+struct HostCsr {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int32_t> row_ptr{0};
+  std::vector<std::int32_t> col_idx;
+  std::vector<T> values;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
+};
+
+namespace detail {
+// Throws InvalidArgument naming the first violation: sizes outside int32, row_ptr size,
+// row_ptr[0] != 0, a decreasing row_ptr, row_ptr[rows] != nnz, values size, a column out of range.
+void validate_csr(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr, std::size_t row_ptr_size,
+                  const std::int32_t* col_idx, std::size_t col_idx_size, std::size_t values_size);
+std::uint64_t next_generation();
+}  // namespace detail
+
+template <class T>
+class CsrMatrix {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "CsrMatrix<T>: T is float or double");
+
+ public:
+  CsrMatrix() = default;
+
+  static CsrMatrix from_host(const Device& device, std::int64_t rows, std::int64_t cols,
+                             const std::vector<std::int32_t>& row_ptr, const std::vector<std::int32_t>& col_idx,
+                             const std::vector<T>& values) {
+    detail::validate_csr(rows, cols, row_ptr.data(), row_ptr.size(), col_idx.data(), col_idx.size(),
+                         values.size());
+    auto st = std::make_shared<Storage>();
+    st->rows = rows;
+    st->cols = cols;
+    st->nnz = static_cast<std::int64_t>(col_idx.size());
+    st->row_ptr = Buffer(device, row_ptr.size() * sizeof(std::int32_t));
+    st->col_idx = Buffer(device, col_idx.size() * sizeof(std::int32_t));
+    st->values = Buffer(device, values.size() * sizeof(T));
+    st->row_ptr.upload(row_ptr.data(), row_ptr.size() * sizeof(std::int32_t));
+    st->col_idx.upload(col_idx.data(), col_idx.size() * sizeof(std::int32_t));
+    st->values.upload(values.data(), values.size() * sizeof(T));
+    st->generation = detail::next_generation();
+    CsrMatrix m;
+    m.st_ = std::move(st);
+    return m;
+  }
+  static CsrMatrix from_host(const Device& device, const HostCsr<T>& h) {
+    return from_host(device, h.rows, h.cols, h.row_ptr, h.col_idx, h.values);
+  }
+
+  HostCsr<T> to_host() const {
+    HostCsr<T> h;
+    h.rows = rows();
+    h.cols = cols();
+    h.row_ptr.resize(static_cast<std::size_t>(rows() + 1));
+    h.col_idx.resize(static_cast<std::size_t>(nnz()));
+    h.values.resize(static_cast<std::size_t>(nnz()));
+    if (!st_) return h;
+    st_->row_ptr.download(h.row_ptr.data(), h.row_ptr.size() * sizeof(std::int32_t));
+    st_->col_idx.download(h.col_idx.data(), h.col_idx.size() * sizeof(std::int32_t));
+    st_->values.download(h.values.data(), h.values.size() * sizeof(T));
+    return h;
+  }
+
+  std::int64_t rows() const { return st_ ? st_->rows : 0; }
+  std::int64_t cols() const { return st_ ? st_->cols : 0; }
+  std::int64_t nnz() const { return st_ ? st_->nnz : 0; }
+  const Device& device() const {
+    static const Device none;
+    return st_ ? st_->row_ptr.device() : none;
+  }
+
+  CsrView view() const {
+    if (!st_) return {};
+    return {st_->row_ptr.handle(), st_->col_idx.handle(), st_->values.handle(),
+            st_->rows,             st_->cols,             st_->nnz,
+            st_->generation};
+  }
+
+ private:
+  struct Storage {
+    Buffer row_ptr, col_idx, values;
+    std::int64_t rows = 0, cols = 0, nnz = 0;
+    std::uint64_t generation = 0;
+  };
+  std::shared_ptr<const Storage> st_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,35 @@
+// What a device says about itself (tessera-info, the bench header, Device::info()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+struct DeviceInfo {
+  std::string spec;      // what Device::open accepts, e.g. "cpu", "opencl:1", "cuda:0"
+  std::string backend;   // "reference", "cpu", "opencl", "cuda"
+  int index = 0;         // N in "backend:N"
+  std::string name;      // e.g. "AMD EPYC 9654", "NVIDIA H100 80GB HBM3"
+  std::string vendor;
+  std::string type;      // "cpu", "gpu", "accelerator", "other"
+  int compute_units = 0; // threads (CPU), SMs (CUDA), compute units (OpenCL)
+  std::uint64_t memory_bytes = 0;
+  std::string simd_target;  // CPU backend: the Highway target that runs, e.g. "AVX3"
+  std::string driver;
+  // Backend-specific facts (profile in use, compute capability, platform, ...), in display order.
+  std::vector<std::pair<std::string, std::string>> details;
+};
+
+// One backend as the registry sees it: built in or a plugin, and why it is unavailable if so.
+struct BackendStatus {
+  std::string name;        // "reference", "cpu", "opencl", "cuda"
+  bool available = false;
+  int device_count = 0;
+  std::string reason;      // why it is unavailable (empty when available)
+  std::string location;    // "built in" or the plugin's path
+};
+
+}  // namespace tessera

@@ -1,0 +1,61 @@
+// Grid<T>: a 2D (ny x nx) or 3D (nz x ny x nx) structured grid, x fastest, owned by one device.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tessera/buffer.hpp"
+#include "tessera/errors.hpp"
+
+namespace tessera {
+
+namespace detail {
+// Throws InvalidArgument for a negative extent or an overflowing cell count; returns the count.
+std::int64_t checked_cells(std::initializer_list<std::int64_t> extents, const char* what);
+}  // namespace detail
+
+template <class T>
+class Grid {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "Grid<T>: T is float or double");
+
+ public:
+  Grid() = default;
+  Grid(const Device& device, std::int64_t nx, std::int64_t ny) : Grid(device, 2, nx, ny, 1) {}
+  Grid(const Device& device, std::int64_t nx, std::int64_t ny, std::int64_t nz) : Grid(device, 3, nx, ny, nz) {}
+
+  int ndim() const { return ndim_; }
+  std::int64_t nx() const { return nx_; }
+  std::int64_t ny() const { return ny_; }
+  std::int64_t nz() const { return nz_; }
+  std::int64_t size() const { return nx_ * ny_ * nz_; }
+  const Device& device() const { return buf_.device(); }
+
+  void upload(const std::vector<T>& host) {
+    check_host(host.size(), "upload");
+    buf_.upload(host.data(), host.size() * sizeof(T));
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> h(static_cast<std::size_t>(size()));
+    buf_.download(h.data(), h.size() * sizeof(T));
+    return h;
+  }
+
+  GridView view() const { return {buf_.handle(), ndim_, nx_, ny_, nz_}; }
+
+ private:
+  Grid(const Device& device, int ndim, std::int64_t nx, std::int64_t ny, std::int64_t nz)
+      : ndim_(ndim), nx_(nx), ny_(ny), nz_(nz) {
+    const std::int64_t cells = detail::checked_cells({nx, ny, nz}, "Grid");
+    buf_ = Buffer(device, checked_bytes(cells, sizeof(T), "Grid size"));
+  }
+  void check_host(std::size_t n, const char* what) const {
+    if (static_cast<std::int64_t>(n) != size())
+      throw DimensionMismatch(std::string("Grid::") + what + ": host array has " + std::to_string(n) +
+                              " elements, grid has " + std::to_string(size()));
+  }
+  Buffer buf_;
+  int ndim_ = 2;
+  std::int64_t nx_ = 0, ny_ = 0, nz_ = 1;
+};
+
+}  // namespace tessera

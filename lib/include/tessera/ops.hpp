@@ -1,0 +1,109 @@
+// The six operations. Each checks its arguments (shapes, one device for all operands) and
+// throws a typed error before anything is written; then the operands' device runs it.
+// Implemented for T = float and T = double.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tessera/csr_matrix.hpp"
+#include "tessera/dense_matrix.hpp"
+#include "tessera/grid.hpp"
+#include "tessera/tensor.hpp"
+#include "tessera/types.hpp"
+#include "tessera/vector.hpp"
+
+namespace tessera {
+
+// ---- reduce ----
+// Accurate for long float inputs (tree order, not one running float sum). sum, sum_squares
+// and max_abs of an empty vector are 0; min and max of an empty vector throw InvalidArgument.
+template <class T>
+T reduce(ReduceOp op, const Vector<T>& x);
+template <class T>
+T dot(const Vector<T>& x, const Vector<T>& y);
+
+template <class T>
+T sum(const Vector<T>& x) { return reduce(ReduceOp::sum, x); }
+template <class T>
+T min(const Vector<T>& x) { return reduce(ReduceOp::min, x); }
+template <class T>
+T max(const Vector<T>& x) { return reduce(ReduceOp::max, x); }
+template <class T>
+T sum_squares(const Vector<T>& x) { return reduce(ReduceOp::sum_squares, x); }
+template <class T>
+T max_abs(const Vector<T>& x) { return reduce(ReduceOp::max_abs, x); }
+
+// ---- sparse matrix-vector product ----
+// y = alpha * A * x + beta * y. With beta == 0, y is only written.
+template <class T>
+void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y);
+
+// ---- dense triangular solves ----
+// Solve op(A) x = b in place: x holds b on entry and the solution on return. A is n x n; only
+// the triangle named by uplo is read. A zero on the diagonal (Diag::non_unit) is not checked,
+// as in BLAS: the result then holds inf/NaN.
+template <class T>
+void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x);
+// Solve op(A) X = alpha * B for n x nrhs B, in place (B holds X on return).
+template <class T>
+void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B);
+
+// ---- sparse triangular solve ----
+// The analysis (level sets, diagonal positions, ...) is done once and reused by every solve.
+// It uses the triangle of A named by uplo and ignores the rest. With Diag::non_unit a missing
+// or zero diagonal entry makes the matrix singular: sptrsv_analyze throws InvalidArgument
+// naming the row, so solves never divide by zero.
+template <class T>
+class SptrsvPlan {
+ public:
+  SptrsvPlan() = default;
+  Uplo uplo() const { return uplo_; }
+  Diag diag() const { return diag_; }
+  const CsrMatrix<T>& matrix() const { return A_; }
+  const SptrsvPlanData& data() const { return *data_; }
+  explicit operator bool() const { return data_ != nullptr; }
+
+ private:
+  template <class U>
+  friend SptrsvPlan<U> sptrsv_analyze(Uplo, Diag, const CsrMatrix<U>&);
+  CsrMatrix<T> A_;  // shares the matrix's storage: the plan keeps it alive
+  Uplo uplo_ = Uplo::lower;
+  Diag diag_ = Diag::non_unit;
+  std::shared_ptr<SptrsvPlanData> data_;
+};
+
+template <class T>
+SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A);
+// Solve A x = b with the plan's matrix. x may be the same vector as b.
+template <class T>
+void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x);
+
+// ---- gemm ----
+// C = alpha * op(A) * op(B) + beta * C. With beta == 0, C is only written.
+template <class T>
+void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta, DenseMatrix<T>& C);
+
+// ---- stencil ----
+// `steps` time steps of the star stencil with coefficients c[0] (centre), c[1..r] (distance d
+// along each axis), r = coeffs.size() - 1 in 1..4, applied to u in place. Cells within r of a
+// face are fixed boundary values.
+template <class T>
+void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps);
+
+// ---- convolution ----
+// 2D single-channel cross-correlation of image (H x W) with a K x K filter; see ConvMode for
+// the output size. out must have exactly that size.
+template <class T>
+void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter, DenseMatrix<T>& out);
+// CNN layer forward pass: in N x C x H x W, filter K x C x R x S, out N x K x P x Q with
+// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size).
+template <class T>
+void conv_layer(const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out);
+
+// Output extent of one axis of a strided, padded convolution; throws InvalidArgument when the
+// output would be empty or a parameter is out of range.
+std::int64_t conv_output_size(std::int64_t in, std::int64_t filter, std::int64_t pad, std::int64_t stride);
+
+}  // namespace tessera

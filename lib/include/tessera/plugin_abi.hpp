@@ -1,0 +1,31 @@
+// The one C entry point a backend plugin (libtessera-<name>.so) exports. The loader reads
+// abi_version first and refuses a plugin whose version differs, so the layout below may change
+// only together with TESSERA_PLUGIN_ABI_VERSION. Plugins are built with the same compiler and
+// link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#define TESSERA_PLUGIN_ABI_VERSION 1u
+#define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
+
+namespace tessera {
+class Backend;
+}
+
+extern "C" {
+
+struct TesseraPluginV1 {
+  std::uint32_t abi_version;  // must be the first member, in every version
+  const char* backend_name;   // "opencl", "cuda"
+  // Number of devices; 0 with a reason written to `reason` (NUL-terminated, truncated to
+  // reason_size) when there are none or the runtime is missing. Must not throw.
+  int (*device_count)(char* reason, std::size_t reason_size);
+  // A new backend for device `index` (0 <= index < device_count), owned by the caller
+  // (deleted through Backend's virtual destructor). May throw tessera::Error.
+  tessera::Backend* (*create_backend)(int index);
+};
+
+typedef const TesseraPluginV1* (*TesseraPluginEntryFn)(void);
+}

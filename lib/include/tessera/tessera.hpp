@@ -1,0 +1,18 @@
+// Tessera: one interface for reduce, SpMV, triangular solves, GEMM, stencils and convolution
+// on CUDA, OpenCL and SIMD CPUs, with the device chosen at run time.
+#pragma once
+
+#include "tessera/backend.hpp"
+#include "tessera/buffer.hpp"
+#include "tessera/csr_matrix.hpp"
+#include "tessera/dense_matrix.hpp"
+#include "tessera/device.hpp"
+#include "tessera/device_info.hpp"
+#include "tessera/errors.hpp"
+#include "tessera/grid.hpp"
+#include "tessera/matrix_market.hpp"
+#include "tessera/ops.hpp"
+#include "tessera/tensor.hpp"
+#include "tessera/types.hpp"
+#include "tessera/vector.hpp"
+#include "tessera/version.hpp"
