@@ -4,11 +4,13 @@
 
 #include "tessera/backend.hpp"
 #include "tessera/buffer.hpp"
+#include "tessera/cpu_target.hpp"
 #include "tessera/csr_matrix.hpp"
 #include "tessera/dense_matrix.hpp"
 #include "tessera/device.hpp"
 #include "tessera/device_info.hpp"
 #include "tessera/errors.hpp"
+#include "tessera/generate.hpp"
 #include "tessera/grid.hpp"
 #include "tessera/matrix_market.hpp"
 #include "tessera/ops.hpp"
