@@ -42,14 +42,12 @@ std::int64_t conv_output_size(std::int64_t in, std::int64_t filter, std::int64_t
     throw InvalidArgument("conv: input " + std::to_string(in) + ", filter " + std::to_string(filter) + ", pad " +
                           std::to_string(pad) + ", stride " + std::to_string(stride) +
                           ": expected input >= 0, filter >= 1, pad >= 0, stride >= 1");
+  if (in == 0) throw InvalidArgument("conv: the input extent is 0: the output would be empty");
   const std::int64_t span = in + 2 * pad - filter;
   if (span < 0)
     throw InvalidArgument("conv: filter extent " + std::to_string(filter) + " exceeds the padded input extent " +
                           std::to_string(in + 2 * pad) + ": the output would be empty");
-  const std::int64_t out = span / stride + 1;
-  if (in == 0)
-    throw InvalidArgument("conv: the input extent is 0: the output would be empty");
-  return out;
+  return span / stride + 1;
 }
 
 template <class T>

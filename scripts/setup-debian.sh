@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Tessera builds, tests and benchmarks with — only those that
+# are missing, so running it again costs nothing. Uses sudo when not root.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build pkg-config git
+  # libraries the build needs
+  libhwy-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # OpenCL: ICD loader, C++ bindings, and PoCL so the OpenCL plugin runs on the CPU in tests
+  ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
+  # benchmark baselines
+  libopenblas-dev libeigen3-dev libdnnl-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} Debian packages present"
+  exit 0
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+echo "setup: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite: set up, build (Release) and run every test; then build the tests again
+# with AddressSanitizer + UndefinedBehaviorSanitizer and run them once more.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc)
+"$root/scripts/setup-debian.sh"
+
+echo "== Release build and tests"
+TESSERA_BUILD_DIR=$root/build "$root/scripts/build.sh"
+ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
+
+echo "== ASan + UBSan build and tests"
+# The CUDA plugin cannot run here without a GPU and the bench is covered above: leave both out.
+TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" \
+  -DTESSERA_SANITIZE=ON -DTESSERA_WITH_CUDA=OFF -DTESSERA_BUILD_BENCH=OFF
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
