@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, builds the CMake and the pkg-config
+# consumers against it, runs them on reference and cpu (and opencl where a device is there),
+# then moves the prefix and runs again: the installed libtessera must still find its plugins.
+# Usage: run.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$src/tests/downstream/cmake" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+pc_dir=$(dirname "$(find "$work/prefix" -name tessera.pc)")
+PKG_CONFIG_PATH="$pc_dir" make -s -C "$work" -f "$src/tests/downstream/make/Makefile" consumer \
+  SRC="$src/tests/downstream/consumer.cpp" CXX="${CXX:-g++}" >/dev/null
+mv "$work/consumer" "$work/make-consumer"
+
+devices=(reference cpu)
+if "$work/prefix/bin/tessera-info" 2>/dev/null | grep -q "opencl:0"; then devices+=(opencl:0); fi
+for dev in "${devices[@]}"; do
+  TESSERA_DEVICE=$dev "$work/cmake-build/consumer"
+  TESSERA_DEVICE=$dev "$work/make-consumer"
+done
+
+# Relocation: move the whole prefix; the consumer is pointed at the new lib folder.
+mv "$work/prefix" "$work/moved"
+libdir=$(dirname "$(find "$work/moved" -name 'libtessera.so.*' | head -n 1)")
+TESSERA_DEVICE=cpu LD_LIBRARY_PATH="$libdir" "$work/cmake-build/consumer"
+"$work/moved/bin/tessera-info" | grep -E "^(reference|cpu)" >/dev/null
+# Plugins are found beside the moved libtessera: no backend may report a stale path.
+if "$work/moved/bin/tessera-info" | grep -q "$work/prefix"; then
+  echo "tessera-info still refers to the old prefix" >&2
+  exit 1
+fi
+echo "downstream: CMake and pkg-config consumers pass on ${devices[*]}, and after moving the prefix"
