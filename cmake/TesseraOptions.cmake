@@ -40,6 +40,15 @@ else()
 endif()
 tessera_resolve_option(TESSERA_WITH_CUDA TESSERA_CUDA_FOUND TESSERA_BUILD_CUDA_PLUGIN)
 
+# Plugins link libtessera and share its registry and error types: they need it shared.
+if(TESSERA_BUILD_SHARED)
+  set(TESSERA_LIBRARY_TYPE SHARED)
+else()
+  set(TESSERA_LIBRARY_TYPE STATIC)
+  set(TESSERA_BUILD_OPENCL_PLUGIN OFF)
+  set(TESSERA_BUILD_CUDA_PLUGIN OFF)
+endif()
+
 # A plugin option is only honoured once its backend folder has a plugin to build.
 if(NOT EXISTS ${PROJECT_SOURCE_DIR}/backends/opencl/CMakeLists.txt)
   set(TESSERA_BUILD_OPENCL_PLUGIN OFF)
