@@ -1,8 +1,46 @@
+// C = alpha * op(A) * op(B) + beta * C: the triple loop, each C(i, j) summed in double and
+// rounded to T once.
+#include <cstdint>
+
 #include "reference/reference_backend.hpp"
-#include "tessera/errors.hpp"
 
 namespace tessera {
-void ReferenceBackend::gemm(DType, Trans, Trans, double, const MatView&, const MatView&, double, const MatView&) {
-  throw NotImplemented("reference: gemm is not implemented yet");
+
+namespace {
+
+// Element (i, j) of op(M), M row-major with leading dimension ld.
+template <class T>
+double op_at(Trans t, const MatView& m, std::int64_t i, std::int64_t j) {
+  const T* data = static_cast<const T*>(m.data);
+  return static_cast<double>(t == Trans::N ? data[i * m.ld + j] : data[j * m.ld + i]);
 }
+
+template <class T>
+void gemm_typed(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+                const MatView& Cv) {
+  const std::int64_t m = Cv.rows, n = Cv.cols;
+  const std::int64_t k = ta == Trans::N ? A.cols : A.rows;
+  T* C = static_cast<T*>(Cv.data);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double acc = 0.0;
+      for (std::int64_t p = 0; p < k; ++p) acc += op_at<T>(ta, A, i, p) * op_at<T>(tb, B, p, j);
+      double result = alpha * acc;
+      // beta == 0 must not read C: 0 * NaN would be NaN, and C may be uninitialised.
+      if (beta != 0.0) result += beta * static_cast<double>(C[i * Cv.ld + j]);
+      C[i * Cv.ld + j] = static_cast<T>(result);
+    }
+  }
+}
+
+}  // namespace
+
+void ReferenceBackend::gemm(DType dtype, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
+                            double beta, const MatView& C) {
+  if (dtype == DType::f32)
+    gemm_typed<float>(ta, tb, alpha, A, B, beta, C);
+  else
+    gemm_typed<double>(ta, tb, alpha, A, B, beta, C);
+}
+
 }  // namespace tessera

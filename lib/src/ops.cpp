@@ -16,7 +16,7 @@ template <class A, class... Rest>
 const Device& same_device(const char* op, const A& first, const Rest&... rest) {
   const Device& d = first.device();
   if (!d) throw InvalidArgument(std::string(op) + ": an operand is empty (default-constructed)");
-  auto check = [&](const auto& other) {
+  [[maybe_unused]] auto check = [&](const auto& other) {
     if (!other.device()) throw InvalidArgument(std::string(op) + ": an operand is empty (default-constructed)");
     if (other.device() != d)
       throw DeviceMismatch(std::string(op) + ": operands live on different devices (" + d.spec() + " and " +

@@ -19,6 +19,8 @@ namespace tessera {
 // ---- reduce ----
 // Accurate for long float inputs (tree order, not one running float sum). sum, sum_squares
 // and max_abs of an empty vector are 0; min and max of an empty vector throw InvalidArgument.
+// When x holds a NaN, min/max/max_abs are unspecified (the reference returns NaN; SIMD
+// backends may return NaN or ignore it).
 template <class T>
 T reduce(ReduceOp op, const Vector<T>& x);
 template <class T>
@@ -36,7 +38,8 @@ template <class T>
 T max_abs(const Vector<T>& x) { return reduce(ReduceOp::max_abs, x); }
 
 // ---- sparse matrix-vector product ----
-// y = alpha * A * x + beta * y. With beta == 0, y is only written.
+// y = alpha * A * x + beta * y. With beta == 0, y is only written. alpha == 0 is not a special
+// case: A and x are still read (in BLAS terms, the formula is computed literally).
 template <class T>
 void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y);
 
@@ -54,7 +57,7 @@ void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, D
 // The analysis (level sets, diagonal positions, ...) is done once and reused by every solve.
 // It uses the triangle of A named by uplo and ignores the rest. With Diag::non_unit a missing
 // or zero diagonal entry makes the matrix singular: sptrsv_analyze throws InvalidArgument
-// naming the row, so solves never divide by zero.
+// naming the row (rows counted from 0), so solves never divide by zero.
 template <class T>
 class SptrsvPlan {
  public:
