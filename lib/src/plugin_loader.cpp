@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <exception>
 #include <sstream>
 
 namespace tessera::detail {
@@ -81,7 +82,19 @@ PluginProbe probe_plugin(const std::string& name, const std::vector<std::string>
     return probe;
   }
   char reason[1024] = {0};
-  const int count = api->device_count(reason, sizeof reason);
+  // device_count must not throw (plugin_abi.hpp), but it queries a driver, and a plugin that
+  // lets an exception out anyway must cost only its own backend, not every program that lists
+  // devices (this runs inside the registry's constructor).
+  int count = 0;
+  try {
+    count = api->device_count(reason, sizeof reason);
+  } catch (const std::exception& e) {
+    probe.reason = probe.path + ": device_count threw (a plugin bug): " + e.what();
+    return probe;
+  } catch (...) {
+    probe.reason = probe.path + ": device_count threw (a plugin bug)";
+    return probe;
+  }
   reason[sizeof reason - 1] = '\0';
   probe.api = api;
   probe.device_count = count > 0 ? count : 0;

@@ -1,5 +1,7 @@
 // The device registry: built-in backends, plugins found at run time, spec parsing, "auto".
+#include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -37,7 +39,15 @@ class Registry {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<DeviceInfo> out;
     for (auto& e : entries_)
-      for (int i = 0; i < e.status.device_count; ++i) out.push_back(open_locked(e, i).info());
+      for (int i = 0; i < e.status.device_count; ++i) {
+        // One device that cannot be opened must not hide the others (nor make every program
+        // that lists devices fail): it is left out here, and open_locked has put the reason
+        // into backends().
+        try {
+          out.push_back(open_locked(e, i).info());
+        } catch (const std::exception&) {
+        }
+      }
     return out;
   }
 
@@ -70,6 +80,7 @@ class Registry {
     std::function<std::unique_ptr<Backend>(int)> create;
     std::vector<std::weak_ptr<Backend>> opened;     // one per device index
     std::vector<std::shared_ptr<const DeviceInfo>> infos;
+    std::vector<std::string> open_errors;  // per device index: why creating it failed, if it did
   };
 
   Registry() {
@@ -135,12 +146,21 @@ class Registry {
     if (e.opened.size() < static_cast<std::size_t>(e.status.device_count)) {
       e.opened.resize(static_cast<std::size_t>(e.status.device_count));
       e.infos.resize(static_cast<std::size_t>(e.status.device_count));
+      e.open_errors.resize(static_cast<std::size_t>(e.status.device_count));
     }
     const auto i = static_cast<std::size_t>(index);
     if (auto live = e.opened[i].lock()) return Device(live, e.infos[i]);
-    std::shared_ptr<Backend> backend(e.create(index));
-    if (!backend) throw BackendUnavailable("backend " + e.status.name + " could not open device " + std::to_string(index));
-    DeviceInfo info = backend->info();
+    std::shared_ptr<Backend> backend;
+    DeviceInfo info;
+    try {
+      backend = e.create(index);
+      if (!backend)
+        throw BackendUnavailable("backend " + e.status.name + " could not open device " + std::to_string(index));
+      info = backend->info();
+    } catch (const std::exception& ex) {
+      note_open_failure(e, index, ex.what());
+      throw;
+    }
     info.backend = e.status.name;
     info.index = index;
     info.spec = e.status.device_count == 1 && (e.status.name == "reference" || e.status.name == "cpu")
@@ -151,15 +171,41 @@ class Registry {
     return Device(backend, e.infos[i]);
   }
 
+  // A device the backend counted but could not create (a plugin's create_backend threw, e.g.
+  // a GPU held in exclusive mode by another process) is named in the backend's reason, so
+  // backends() and tessera-info say why it is missing from devices(). When no device of the
+  // backend can be created, the backend becomes unavailable with that reason.
+  void note_open_failure(Entry& e, int index, const std::string& what) {
+    const auto i = static_cast<std::size_t>(index);
+    if (!e.open_errors[i].empty()) return;
+    e.open_errors[i] = what.empty() ? "no message" : what;  // non-empty marks the index as failed
+    const std::string note = e.status.name + ":" + std::to_string(index) + " could not be opened: " + e.open_errors[i];
+    e.status.reason += (e.status.reason.empty() ? "" : "; ") + note;
+    if (std::all_of(e.open_errors.begin(), e.open_errors.end(), [](const std::string& s) { return !s.empty(); })) {
+      e.status.available = false;
+      e.status.device_count = 0;
+    }
+  }
+
   Device open_auto() {
     if (const char* env = std::getenv("TESSERA_DEVICE"); env != nullptr && *env != '\0' && std::string(env) != "auto")
       return open(env);
     std::lock_guard<std::mutex> lock(mutex_);
-    if (Entry* cuda = find("cuda"); cuda != nullptr && cuda->status.available) return open_locked(*cuda, 0);
+    // A GPU that fails to open is passed over for the next choice (backends() says why);
+    // cpu is the last resort, so its error, if any, is the one that reaches the caller.
+    if (Entry* cuda = find("cuda"); cuda != nullptr && cuda->status.available) {
+      try {
+        return open_locked(*cuda, 0);
+      } catch (const std::exception&) {
+      }
+    }
     if (Entry* ocl = find("opencl"); ocl != nullptr && ocl->status.available)
       for (int i = 0; i < ocl->status.device_count; ++i) {
-        Device d = open_locked(*ocl, i);
-        if (d.info().type == "gpu") return d;
+        try {
+          Device d = open_locked(*ocl, i);
+          if (d.info().type == "gpu") return d;
+        } catch (const std::exception&) {
+        }
       }
     return open_locked(*find("cpu"), 0);
   }

@@ -28,7 +28,8 @@ struct BackendStatus {
   std::string name;        // "reference", "cpu", "opencl", "cuda"
   bool available = false;
   int device_count = 0;
-  std::string reason;      // why it is unavailable (empty when available)
+  std::string reason;      // why it is unavailable; when available, empty unless some of its
+                           // devices could not be opened (then it names them and says why)
   std::string location;    // "built in" or the plugin's path
 };
 
