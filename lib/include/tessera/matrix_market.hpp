@@ -15,7 +15,9 @@ namespace tessera {
 template <class T>
 HostCsr<T> read_matrix_market(const std::string& path);
 
-// Writes a general real coordinate file (1-based, full precision).
+// Writes a general real coordinate file (1-based), each value as the shortest decimal that
+// reads back to the same number, so read(write(A)) == A exactly. A path ending in ".gz" is
+// written gzip-compressed.
 template <class T>
 void write_matrix_market(const std::string& path, const HostCsr<T>& A);
 
