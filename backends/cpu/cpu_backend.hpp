@@ -2,6 +2,9 @@
 // at run time (capped by TESSERA_CPU_TARGET).
 #pragma once
 
+#include <cstddef>
+#include <mutex>
+
 #include "host_memory_backend.hpp"
 
 namespace tessera {
@@ -24,6 +27,21 @@ class CpuBackend final : public HostMemoryBackend {
   void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) override;
   void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
                   const TensorView& out) override;
+
+ private:
+  // Host memory that grows on demand and is freed with the backend (or the Scratch).
+  struct Scratch {
+    explicit Scratch(CpuBackend* o) : owner(o) {}
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    ~Scratch();
+    void* reserve(std::size_t bytes);
+    CpuBackend* owner;
+    std::mutex mutex;
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  Scratch stencil_scratch_{this};  // stencil's second grid
 };
 
 }  // namespace tessera

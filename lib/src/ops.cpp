@@ -76,6 +76,8 @@ void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>&
   if (x.size() != A.cols() || y.size() != A.rows())
     throw DimensionMismatch("spmv: A is " + shape(A.rows(), A.cols()) + ", x has " + std::to_string(x.size()) +
                             " and y has " + std::to_string(y.size()) + " elements; expected x = cols, y = rows");
+  if (x.view().data != nullptr && x.view().data == y.view().data)
+    throw InvalidArgument("spmv: x and y are the same vector; the product needs a separate output vector");
   if (A.rows() == 0) return;
   d.backend().spmv(dtype_v<T>, alpha, A.view(), x.view(), beta, y.view());
 }

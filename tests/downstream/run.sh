@@ -27,7 +27,7 @@ done
 mv "$work/prefix" "$work/moved"
 libdir=$(dirname "$(find "$work/moved" -name 'libtessera.so.*' | head -n 1)")
 TESSERA_DEVICE=cpu LD_LIBRARY_PATH="$libdir" "$work/cmake-build/consumer"
-"$work/moved/bin/tessera-info" | grep -E "^(reference|cpu)" >/dev/null
+"$work/moved/bin/tessera-info" | grep -qE "^ +cpu "
 # Plugins are found beside the moved libtessera: no backend may report a stale path.
 if "$work/moved/bin/tessera-info" | grep -q "$work/prefix"; then
   echo "tessera-info still refers to the old prefix" >&2

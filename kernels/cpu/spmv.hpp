@@ -1,0 +1,23 @@
+// CSR SpMV over a row range on the calling thread; backends/cpu/spmv.cpp gives each thread a
+// range with an equal share of the nonzeros.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::cpu {
+
+// y[i] = alpha * (A x)[i] + beta * y[i] for i in [row_begin, row_end); beta == 0: y not read.
+// Rows with at least gather_min_len nonzeros use SIMD gathers of x, shorter rows a scalar loop
+// (a gather only pays off once it fills a vector; pass INT64_MAX for scalar only).
+void spmv_f32(const std::int32_t* row_ptr, const std::int32_t* col_idx, const float* values, const float* x,
+              float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
+              std::int64_t gather_min_len);
+void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const double* values, const double* x,
+              double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
+              std::int64_t gather_min_len);
+
+// Whether this target has hardware gathers (AVX2, AVX-512, SVE); elsewhere Highway emulates
+// them lane by lane and the scalar loop is as fast.
+bool spmv_has_gather();
+
+}  // namespace tessera::cpu

@@ -1,0 +1,18 @@
+// One Jacobi step of the star stencil over a block of rows, on the calling thread;
+// backends/cpu/stencil.cpp blocks the grid, runs the steps and owns the buffers.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::cpu {
+
+// dst(z, y, x) = c[0] src(z, y, x) + sum_{d=1..radius} c[d] * (the 2*ndim neighbours of src at
+// distance d) for z in [z0, z1), y in [y0, y1), x in [radius, nx - radius); cell (z, y, x) is at
+// (z * ny + y) * nx + x. The caller keeps the ranges at least `radius` inside the grid
+// (for 2D: ndim = 2, z0 = 0, z1 = 1). src and dst must not overlap.
+void stencil_block_f32(const float* src, float* dst, int ndim, int radius, const float* c, std::int64_t nx,
+                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1);
+void stencil_block_f64(const double* src, double* dst, int ndim, int radius, const double* c, std::int64_t nx,
+                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1);
+
+}  // namespace tessera::cpu
