@@ -1,0 +1,77 @@
+// Convolutions: conv2d picks the compile-time-K kernel for K = 3, 5, 7, constant memory for the
+// filter up to K = 32, a shared tile up to K = 65, and a direct kernel beyond; conv_layer is an
+// implicit GEMM whose (c, r, s) offset table lives in backend scratch.
+#include <climits>
+#include <string>
+
+#include "cuda_backend.hpp"
+#include "kernels/cuda/launch.hpp"
+
+namespace tessera::cuda {
+
+void CudaBackend::conv2d(DType t, ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
+  make_current();
+  Conv2dShape s;
+  s.H = image.rows;
+  s.W = image.cols;
+  s.K = filter.rows;
+  s.P = out.rows;
+  s.Q = out.cols;
+  s.ld_img = image.ld;
+  s.ld_filt = filter.ld;
+  s.ld_out = out.ld;
+  s.pad = mode == ConvMode::same ? (s.K - 1) / 2 : 0;
+  if (s.P == 0 || s.Q == 0) return;
+  if (t == DType::f32)
+    TESSERA_CUDA_CHECK(launch_conv2d<float>(s, static_cast<const float*>(image.data),
+                                            static_cast<const float*>(filter.data), static_cast<float*>(out.data),
+                                            stream_));
+  else
+    TESSERA_CUDA_CHECK(launch_conv2d<double>(s, static_cast<const double*>(image.data),
+                                             static_cast<const double*>(filter.data), static_cast<double*>(out.data),
+                                             stream_));
+}
+
+void CudaBackend::conv_layer(DType t, const ConvParams& p, const TensorView& in, const TensorView& filter,
+                             const TensorView& out) {
+  make_current();
+  ConvLayerShape s;
+  s.N = in.n;
+  s.C = in.c;
+  s.H = in.h;
+  s.W = in.w;
+  s.K = filter.n;
+  s.R = filter.h;
+  s.S = filter.w;
+  s.P = out.h;
+  s.Q = out.w;
+  s.pad_h = p.pad_h;
+  s.pad_w = p.pad_w;
+  s.stride_h = p.stride_h;
+  s.stride_w = p.stride_w;
+  if (s.N * s.K * s.P * s.Q == 0) return;
+  // The im2col table packs (c, r, s) offsets into int32 and r, s into 16 bits each.
+  if (s.C * s.H * s.W >= INT_MAX || s.R >= 32768 || s.S >= 32768 || s.H >= INT_MAX / 2 || s.W >= INT_MAX / 2)
+    throw NotImplemented("cuda: conv_layer with C*H*W = " + std::to_string(s.C * s.H * s.W) +
+                         " (or a filter side >= 32768) exceeds the implicit-GEMM index range");
+  const std::int64_t crs = s.C * s.R * s.S;
+  if (crs == 0) {  // no input channels: every output is an empty sum
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<std::size_t>(s.N * s.K * s.P * s.Q) * dtype_size(t),
+                                       stream_));
+    return;
+  }
+  auto* table = static_cast<int2*>(conv_table_.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
+  // The GEMM is K x (N P Q) with inner dimension C R S.
+  const bool narrow = t == DType::f32 ? profile_.narrow_gemm_tiles<float>(s.K, s.N * s.P * s.Q)
+                                      : profile_.narrow_gemm_tiles<double>(s.K, s.N * s.P * s.Q);
+  if (t == DType::f32)
+    TESSERA_CUDA_CHECK(launch_conv_layer<float>(s, narrow, static_cast<const float*>(in.data),
+                                                static_cast<const float*>(filter.data), static_cast<float*>(out.data),
+                                                table, stream_));
+  else
+    TESSERA_CUDA_CHECK(launch_conv_layer<double>(s, narrow, static_cast<const double*>(in.data),
+                                                 static_cast<const double*>(filter.data),
+                                                 static_cast<double*>(out.data), table, stream_));
+}
+
+}  // namespace tessera::cuda

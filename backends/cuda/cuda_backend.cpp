@@ -1,0 +1,209 @@
+// CudaBackend: device selection, stream, memory, errors and info(). The operations live in one
+// file each (reduce.cpp, spmv.cpp, ...), beside the kernels they launch in kernels/cuda/.
+#include "cuda_backend.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "kernels/cuda/launch.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+// "backends/cuda/gemm.cpp" rather than the build machine's absolute path.
+const char* short_path(const char* file) {
+  const char* best = file;
+  for (const char* key : {"backends/", "kernels/"})
+    if (const char* p = std::strstr(file, key)) best = p;
+  return best;
+}
+
+std::string version_text(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+std::string bytes_text(std::size_t b) {
+  char buf[64];
+  if (b >= (1u << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1u << 30));
+  else if (b >= (1u << 20)) std::snprintf(buf, sizeof buf, "%zu MiB", b >> 20);
+  else std::snprintf(buf, sizeof buf, "%zu KiB", b >> 10);
+  return buf;
+}
+
+}  // namespace
+
+std::string cuda_error_text(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  (void)cudaGetLastError();  // a non-sticky error must not be reported again by the next launch
+  const std::string msg = std::string("cuda: ") + call + " failed at " + short_path(file) + ":" +
+                          std::to_string(line) + ": " + cuda_error_text(err);
+  if (err == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
+  throw Error(msg);
+}
+
+void* DeviceBuffer::ensure(std::size_t bytes) {
+  if (bytes <= bytes_ && p_ != nullptr) return p_;
+  release();
+  void* p = nullptr;
+  TESSERA_CUDA_CHECK(cudaMalloc(&p, bytes == 0 ? 1 : bytes));
+  p_ = p;
+  bytes_ = bytes;
+  return p_;
+}
+
+void DeviceBuffer::release() noexcept {
+  if (p_ != nullptr) (void)cudaFree(p_);  // errors at teardown (runtime unloading) are moot
+  p_ = nullptr;
+  bytes_ = 0;
+}
+
+std::vector<std::pair<std::string, std::string>> CudaProfile::describe() const {
+  auto tile = [](int m, int n, int k, int tm, int tn) {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " block, " + std::to_string(tm) +
+           "x" + std::to_string(tn) + " per thread";
+  };
+  using F = GemmTileShape<float>;
+  using D = GemmTileShape<double>;
+  using FN = GemmTileShape<float, true>;
+  return {
+      {"reduce", std::to_string(reduce_blocks_per_sm * sm_count) + " blocks x " + std::to_string(kReduceThreads) +
+                     " threads, 16-byte loads, last-block finish"},
+      {"spmv", "vector (2-32 lanes/row by mean row length) or merge-path (" + std::to_string(kMergeTile) +
+                   " items/block) when max/mean row > " + std::to_string(static_cast<int>(spmv_skew_ratio))},
+      {"trsv/trsm", "diagonal blocks " + std::to_string(kTrsvBlock<float>) + " (f32) / " +
+                        std::to_string(kTrsvBlock<double>) + " (f64), inverted; sync-free block-row sweep"},
+      {"sptrsv", "GPU level analysis, sync-free solve in level order, " + std::to_string(sptrsv_blocks_per_sm) +
+                     " x " + std::to_string(kSptrsvThreads) + " threads per SM"},
+      {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + " (narrow: " + tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) +
+                       ", when it fills the SMs' waves better)"},
+      {"gemm f64", tile(D::BM, D::BN, D::BK, D::TM, D::TN) + " (or half as wide)"},
+      {"stencil", "2D " + std::to_string(kStencil2dBlockX) + "x" +
+                      std::to_string(kStencil2dBlockY * kStencil2dRowsPerThread) + " tiles; 3D 2.5D " +
+                      std::to_string(kStencil3dBlockX * kStencil3dCellsX) + "x" + std::to_string(kStencil3dBlockY) + " planes, z chunk " +
+                      std::to_string(stencil_z_chunk)},
+      {"conv2d", std::to_string(kConvTileX) + "x" + std::to_string(kConvTileY) +
+                     " output tiles, filter in constant memory up to K = " + std::to_string(kConvConstFilterMax)},
+      {"conv_layer", "implicit GEMM on the gemm tiles"},
+  };
+}
+
+CudaBackend::CudaBackend(int device) : device_(device) {
+  TESSERA_CUDA_CHECK(cudaSetDevice(device_));
+  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz_, cudaDevAttrClockRate, device_));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz_, cudaDevAttrMemoryClockRate, device_));
+  TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  profile_.sm_count = props_.multiProcessorCount;
+  // Tuning knobs for experiments (the defaults are the profile's).
+  if (const char* env = std::getenv("TESSERA_CUDA_SPTRSV_SLEEP_NS")) profile_.sptrsv_sleep_ns = std::atoi(env);
+  if (const char* env = std::getenv("TESSERA_CUDA_GEMM_TILES"))
+    profile_.gemm_tiles = std::string(env) == "wide" ? 0 : std::string(env) == "narrow" ? 1 : -1;
+  if (const char* env = std::getenv("TESSERA_CUDA_SPTRSV_BLOCKS_PER_SM"))
+    profile_.sptrsv_blocks_per_sm = std::max(1, std::atoi(env));
+
+  // Reduction scratch: [result][counter][partials...], the counter zeroed once (the kernel's
+  // last block leaves it at zero).
+  reduce_max_blocks_ = profile_.reduce_blocks_per_sm * profile_.sm_count;
+  reduce_scratch_.ensure(2 * sizeof(double) + static_cast<std::size_t>(reduce_max_blocks_) * sizeof(double));
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(reduce_scratch_.as<void>(), 0, 2 * sizeof(double), stream_));
+  void* host = nullptr;
+  TESSERA_CUDA_CHECK(cudaMallocHost(&host, sizeof(double)));
+  reduce_host_ = static_cast<double*>(host);
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+CudaBackend::~CudaBackend() {
+  // Errors here cannot be reported (and the runtime may be unloading at exit): ignore them.
+  (void)cudaSetDevice(device_);
+  if (stream_ != nullptr) {
+    (void)cudaStreamSynchronize(stream_);
+    (void)cudaStreamDestroy(stream_);
+  }
+  if (reduce_host_ != nullptr) (void)cudaFreeHost(reduce_host_);
+}
+
+void CudaBackend::make_current() const { TESSERA_CUDA_CHECK(cudaSetDevice(device_)); }
+
+DeviceInfo CudaBackend::info() const {
+  DeviceInfo d;
+  d.name = props_.name;
+  d.vendor = "NVIDIA";
+  d.type = "gpu";
+  d.compute_units = props_.multiProcessorCount;
+  d.memory_bytes = props_.totalGlobalMem;
+  int driver = 0, runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  d.driver = "CUDA " + version_text(driver) + " (runtime " + version_text(runtime) + ", linked statically)";
+  d.details = {
+      {"compute capability", std::to_string(props_.major) + "." + std::to_string(props_.minor)},
+      {"SMs", std::to_string(props_.multiProcessorCount)},
+      {"SM clock", std::to_string(clock_khz_ / 1000) + " MHz"},
+      {"memory clock", std::to_string(mem_clock_khz_ / 1000) + " MHz, " + std::to_string(props_.memoryBusWidth) +
+                           "-bit bus"},
+      {"L2 cache", bytes_text(static_cast<std::size_t>(props_.l2CacheSize))},
+      {"shared memory per block", bytes_text(props_.sharedMemPerBlock) + " (" +
+                                      bytes_text(props_.sharedMemPerBlockOptin) + " opt-in)"},
+      {"PCI", std::to_string(props_.pciDomainID) + ":" + std::to_string(props_.pciBusID) + ":" +
+                  std::to_string(props_.pciDeviceID)},
+  };
+  for (auto& kv : profile_.describe()) d.details.emplace_back("profile: " + kv.first, kv.second);
+  return d;
+}
+
+void* CudaBackend::allocate(std::size_t bytes) {
+  make_current();
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  const cudaError_t err = cudaMalloc(&p, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    std::size_t free_b = 0, total_b = 0;
+    (void)cudaMemGetInfo(&free_b, &total_b);
+    throw OutOfMemory("cuda: cudaMalloc of " + std::to_string(bytes) + " bytes failed on " + props_.name + " (" +
+                      bytes_text(free_b) + " free of " + bytes_text(total_b) + ")");
+  }
+  TESSERA_CUDA_CHECK(err);
+  return p;
+}
+
+void CudaBackend::deallocate(void* handle) noexcept {
+  if (handle == nullptr) return;
+  (void)cudaSetDevice(device_);
+  (void)cudaFree(handle);  // implicitly waits for work still using it
+}
+
+void CudaBackend::upload(void* dst, const void* host_src, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, stream_));
+  // The caller may reuse its host array at once.
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaBackend::download(void* host_dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaBackend::copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+}
+
+void CudaBackend::synchronize() {
+  make_current();
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,47 @@
+// stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid the
+// backend keeps; each launch writes every cell (boundary copied), so after an odd number of
+// steps one device copy brings the result back to u. The 3D z chunk is the profile's, halved
+// while the grid would have fewer than 16 blocks per SM.
+#include <utility>
+
+#include "cuda_backend.hpp"
+#include "kernels/cuda/launch.hpp"
+
+namespace tessera::cuda {
+
+template <class T>
+void CudaBackend::stencil_t(const StencilSpec& spec, const GridView& u, int steps) {
+  const int R = spec.radius;
+  const std::int64_t nx = u.nx, ny = u.ny, nz = u.ndim == 3 ? u.nz : 1;
+  // An axis shorter than 2R + 1 has no interior cell: nothing changes.
+  if (nx < 2 * R + 1 || ny < 2 * R + 1 || (u.ndim == 3 && nz < 2 * R + 1)) return;
+  const std::size_t bytes = static_cast<std::size_t>(nx * ny * nz) * sizeof(T);
+  StencilCoeffs<T> c{};
+  for (int d = 0; d <= R; ++d) c.c[d] = static_cast<T>(spec.coeffs[static_cast<std::size_t>(d)]);
+
+  int z_chunk = profile_.stencil_z_chunk;
+  if (u.ndim == 3) {
+    const std::int64_t xy_blocks =
+        ((nx + kStencil3dBlockX * kStencil3dCellsX - 1) / (kStencil3dBlockX * kStencil3dCellsX)) *
+        ((ny + kStencil3dBlockY - 1) / kStencil3dBlockY);
+    while (z_chunk > 4 && xy_blocks * ((nz + z_chunk - 1) / z_chunk) < 8LL * profile_.sm_count) z_chunk /= 2;
+  }
+
+  T* cur = static_cast<T*>(u.data);
+  T* next = static_cast<T*>(stencil_scratch_.ensure(bytes));
+  for (int s = 0; s < steps; ++s) {
+    if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream_));
+    else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream_));
+    std::swap(cur, next);
+  }
+  if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream_));
+}
+
+void CudaBackend::stencil(DType t, const StencilSpec& spec, const GridView& u, int steps) {
+  make_current();
+  if (steps <= 0) return;
+  if (t == DType::f32) stencil_t<float>(spec, u, steps);
+  else stencil_t<double>(spec, u, steps);
+}
+
+}  // namespace tessera::cuda

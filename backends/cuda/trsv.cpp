@@ -1,0 +1,112 @@
+// Dense triangular solves. trsv: invert the diagonal blocks of op(A) (one launch), then one
+// sync-free launch walks the block rows (kernels/cuda/trsv.cu). trsm: the same inverses, then a
+// right-looking sweep over block rows: X_b = inv(A_bb) B_b (a small gemm), then the rest of B
+// loses op(A)_{rest,b} X_b (a tall gemm, where the flops are).
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "cuda_backend.hpp"
+#include "kernels/cuda/launch.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+TriangularShape shape_of(Uplo uplo, Trans trans, Diag diag, const MatView& A) {
+  if (A.rows > INT_MAX)
+    throw NotImplemented("cuda: trsv/trsm with n = " + std::to_string(A.rows) + " > 2^31 - 1 is not supported");
+  TriangularShape s;
+  s.n = static_cast<int>(A.rows);
+  s.lda = A.ld;
+  s.trans = trans == Trans::T;
+  s.eff_lower = (uplo == Uplo::lower) != s.trans;  // the transpose of a lower triangle is upper
+  s.unit = diag == Diag::unit;
+  return s;
+}
+
+}  // namespace
+
+template <class T>
+void CudaBackend::trsv_t(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+  const TriangularShape s = shape_of(uplo, trans, diag, A);
+  constexpr int NB = kTrsvBlock<T>;
+  const std::size_t blocks = static_cast<std::size_t>((s.n + NB - 1) / NB);
+  auto* W = static_cast<T*>(trsv_inverse_.ensure(blocks * NB * NB * sizeof(T)));
+  auto* sync = static_cast<int*>(trsv_sync_.ensure(2 * sizeof(int)));
+  const auto* a = static_cast<const T*>(A.data);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(sync, 0, 2 * sizeof(int), stream_));
+  TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream_));
+  TESSERA_CUDA_CHECK(launch_trsv_solve<T>(s, a, W, static_cast<T*>(x.data), sync, stream_));
+}
+
+template <class T>
+void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+  const TriangularShape s = shape_of(uplo, trans, diag, A);
+  constexpr int NB = kTrsvBlock<T>;
+  const std::int64_t n = s.n, nrhs = B.cols, ldb = B.ld;
+  auto* b = static_cast<T*>(B.data);
+  const auto* a = static_cast<const T*>(A.data);
+  if (alpha == 0.0) {  // X = 0 exactly (BLAS semantics: B is not read)
+    TESSERA_CUDA_CHECK(cudaMemset2DAsync(b, ldb * sizeof(T), 0, nrhs * sizeof(T), n, stream_));
+    return;
+  }
+  if (alpha != 1.0) TESSERA_CUDA_CHECK(launch_scale_matrix<T>(b, n, nrhs, ldb, static_cast<T>(alpha), stream_));
+
+  const std::int64_t blocks = (n + NB - 1) / NB;
+  auto* W = static_cast<T*>(trsv_inverse_.ensure(static_cast<std::size_t>(blocks) * NB * NB * sizeof(T)));
+  auto* panel = static_cast<T*>(trsm_panel_.ensure(static_cast<std::size_t>(NB) * nrhs * sizeof(T)));
+  TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream_));
+
+  for (std::int64_t t = 0; t < blocks; ++t) {
+    const std::int64_t blk = s.eff_lower ? t : blocks - 1 - t;
+    const std::int64_t r0 = blk * NB, rb = std::min<std::int64_t>(NB, n - r0);
+    T* Bb = b + r0 * ldb;
+    // panel = inv(op(A)_bb) B_b; W_b holds the inverse transposed, hence ta = T.
+    GemmShape g;
+    g.m = rb;
+    g.n = nrhs;
+    g.k = rb;
+    g.ta = true;
+    g.tb = false;
+    g.lda = NB;
+    g.ldb = ldb;
+    g.ldc = nrhs;
+    g.narrow = profile_.narrow_gemm_tiles<T>(g.m, g.n);
+    TESSERA_CUDA_CHECK(launch_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream_));
+    TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(Bb, ldb * sizeof(T), panel, nrhs * sizeof(T), nrhs * sizeof(T), rb,
+                                         cudaMemcpyDeviceToDevice, stream_));
+    // B_rest -= op(A)_{rest, b} X_b
+    const std::int64_t R0 = s.eff_lower ? r0 + rb : 0;
+    const std::int64_t Rn = s.eff_lower ? n - R0 : r0;
+    if (Rn == 0) continue;
+    GemmShape u;
+    u.m = Rn;
+    u.n = nrhs;
+    u.k = rb;
+    u.ta = s.trans;  // op(A)(I, J) = A[J][I]: the panel of A is rows b, columns rest
+    u.tb = false;
+    u.lda = s.lda;
+    u.ldb = ldb;
+    u.ldc = ldb;
+    u.narrow = profile_.narrow_gemm_tiles<T>(u.m, u.n);
+    const T* Apanel = s.trans ? a + r0 * s.lda + R0 : a + R0 * s.lda + r0;
+    TESSERA_CUDA_CHECK(launch_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream_));
+  }
+}
+
+void CudaBackend::trsv(DType t, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+  make_current();
+  if (A.rows == 0) return;
+  if (t == DType::f32) trsv_t<float>(uplo, trans, diag, A, x);
+  else trsv_t<double>(uplo, trans, diag, A, x);
+}
+
+void CudaBackend::trsm(DType t, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+  make_current();
+  if (A.rows == 0 || B.cols == 0) return;
+  if (t == DType::f32) trsm_t<float>(uplo, trans, diag, alpha, A, B);
+  else trsm_t<double>(uplo, trans, diag, alpha, A, B);
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,176 @@
+// The CUDA kernels as the host sees them: one launcher per kernel, plain C++ (no CUDA syntax),
+// so backends/cuda/*.cpp compile with the host compiler. Every launcher enqueues on `stream`
+// and returns the launch's cudaError_t (cudaGetLastError), which the caller checks with its
+// own file:line. Tile sizes fixed at compile time are exported as constants here, so the host
+// derives grids from them and tessera-info can report them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "tessera/types.hpp"
+
+namespace tessera::cuda {
+
+// ---------------------------------------------------------------- reduce
+// One pass: a grid-stride loop with 16-byte loads into per-thread double accumulators, a block
+// reduction with warp shuffles, and the last block to finish folds the per-block partials.
+constexpr int kReduceThreads = 256;
+struct ReduceScratch {
+  double* partials = nullptr;      // >= blocks entries
+  unsigned int* counter = nullptr; // 0 between launches (the last block resets it)
+  double* result = nullptr;        // one double, written by the last block
+};
+template <class T>
+cudaError_t launch_reduce(ReduceOp op, const T* x, std::int64_t n, int blocks, const ReduceScratch& s,
+                          cudaStream_t stream);
+template <class T>
+cudaError_t launch_dot(const T* x, const T* y, std::int64_t n, int blocks, const ReduceScratch& s,
+                       cudaStream_t stream);
+
+// ---------------------------------------------------------------- spmv (CSR)
+constexpr int kSpmvThreads = 256;
+constexpr int kMergeThreads = 256;
+constexpr int kMergeItemsPerThread = 4;
+constexpr int kMergeTile = kMergeThreads * kMergeItemsPerThread;  // rows + nonzeros per block
+
+// *max_len = longest row (must hold 0 on entry).
+cudaError_t launch_csr_max_row_length(const int* row_ptr, int rows, int* max_len, cudaStream_t stream);
+// `lanes` (2, 4, 8, 16, 32) threads per row; y = alpha A x + beta y, beta == 0: y not read.
+template <class T>
+cudaError_t launch_spmv_vector(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
+                               const T* x, T alpha, T beta, T* y, cudaStream_t stream);
+// Merge-path partition: coords[t] = (row, nonzero) where tile t of kMergeTile path items starts,
+// for t = 0..tiles (tiles + 1 entries).
+cudaError_t launch_merge_partition(int rows, int nnz, const int* row_ptr, int tiles, int2* coords,
+                                   cudaStream_t stream);
+// Nonzero-balanced SpMV over the partition; rows cut by a tile boundary are finished by a fix-up
+// pass that adds each tile's carry-out (carry_rows/carry_vals: `tiles` entries of scratch).
+template <class T>
+cudaError_t launch_spmv_merge(int rows, int nnz, const int* row_ptr, const int* col_idx, const T* values,
+                              const T* x, T alpha, T beta, T* y, int tiles, const int2* coords, int* carry_rows,
+                              T* carry_vals, cudaStream_t stream);
+
+// ---------------------------------------------------------------- dense triangular solves
+// Diagonal blocks of kTrsvBlock<T> rows; the inverses of op(A)'s diagonal blocks are formed
+// first (in parallel), then one kernel walks the block rows with a flag per solved block.
+template <class T>
+constexpr int kTrsvBlock = sizeof(T) == 4 ? 128 : 64;
+constexpr int kTrsvThreads = 256;
+struct TriangularShape {
+  int n = 0;
+  std::int64_t lda = 0;
+  bool trans = false;      // op(A) = A^T
+  bool eff_lower = false;  // op(A) is lower triangular
+  bool unit = false;       // diagonal taken as 1, not read
+};
+// W: ceil(n / NB) blocks of NB x NB; block b holds inv(op(A)_bb) transposed (column-major).
+template <class T>
+cudaError_t launch_trsv_invert_diag(const TriangularShape& s, const T* A, T* W, cudaStream_t stream);
+// sync: 2 ints, zero on entry (block ticket, solved block count). x: b on entry, solution on exit.
+template <class T>
+cudaError_t launch_trsv_solve(const TriangularShape& s, const T* A, const T* W, T* x, int* sync,
+                              cudaStream_t stream);
+// B (rows x cols, ld) *= alpha.
+template <class T>
+cudaError_t launch_scale_matrix(T* B, std::int64_t rows, std::int64_t cols, std::int64_t ld, T alpha,
+                                cudaStream_t stream);
+
+// ---------------------------------------------------------------- sparse triangular solve
+constexpr int kSptrsvThreads = 128;
+struct SptrsvShape {
+  int n = 0;
+  bool lower = true;
+  bool unit = false;
+};
+// inv_diag[i] = 1 / (sum of row i's diagonal entries) (1 for unit); *bad_row = min row whose
+// diagonal is missing or zero (non_unit only; *bad_row must hold INT_MAX-like on entry).
+template <class T>
+cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const int* col_idx, const T* values,
+                               T* inv_diag, int* bad_row, cudaStream_t stream);
+// Level of every row (1 + max level of its dependencies), computed sync-free in dependency
+// order; level (n ints) and counts (n ints) zero on entry, ticket zero, *max_level zero.
+// `sleep_ns`: the waiting threads' longest back-off.
+cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
+                                 int* counts, int* ticket, int* max_level, int sleep_ns, cudaStream_t stream);
+// Exclusive scan of counts[0..len) in place (one block).
+cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);
+// order[cursor[level[i]-1]++] = i.
+cudaError_t launch_sptrsv_scatter(int n, const int* level, int* cursor, int* order, cudaStream_t stream);
+// Solve in level order; `ready` (kSptrsvReadyBytes<T> per row, zero before the first solve)
+// says which rows of this solve (`epoch`, > 0, new per solve) are final; ticket zero on entry.
+// warp_per_row: one warp per row (long rows) instead of one thread. residency_smem: dynamic
+// shared memory per block (unused) that caps the resident blocks per SM: fewer rows waiting at
+// once means fewer polls competing with the stores they wait for.
+template <class T>
+constexpr int kSptrsvReadyBytes = sizeof(T) == 4 ? 8 : 4;
+template <class T>
+cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const int* order, const int* row_ptr,
+                                const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
+                                void* ready, int epoch, int* ticket, std::size_t residency_smem, int sleep_ns,
+                                cudaStream_t stream);
+
+// ---------------------------------------------------------------- gemm
+// Block tile BM x BN x BK, TM x TN outputs per thread, 256 threads. NARROW halves BN and TN:
+// twice the blocks, for problems whose wide tiles would leave the last wave of blocks mostly
+// empty or that are narrower than a wide tile.
+template <class T, bool NARROW = false>
+struct GemmTileShape {
+  static constexpr int BM = sizeof(T) == 4 ? 128 : 64;
+  static constexpr int BN = (sizeof(T) == 4 ? 128 : 64) / (NARROW ? 2 : 1);
+  static constexpr int BK = 8;
+  static constexpr int TM = sizeof(T) == 4 ? 8 : 4;
+  static constexpr int TN = (sizeof(T) == 4 ? 8 : 4) / (NARROW ? 2 : 1);
+  static constexpr int BLOCKS_PER_SM = 2;  // the kernels' __launch_bounds__ (<= 128 registers)
+};
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool ta = false, tb = false;
+  bool narrow = false;  // GemmTileShape<T, true>
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+};
+template <class T>
+cudaError_t launch_gemm(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
+
+// ---------------------------------------------------------------- stencil
+template <class T>
+struct StencilCoeffs {
+  T c[5];
+};
+constexpr int kStencil2dBlockX = 32, kStencil2dBlockY = 8, kStencil2dRowsPerThread = 4;
+constexpr int kStencil3dBlockX = 32, kStencil3dBlockY = 8;
+constexpr int kStencil3dCellsX = 4;    // cells per thread along x (tile 128 x 8)
+constexpr int kStencil3dPrefetch = 2;  // planes of the register queue loaded ahead
+// One Jacobi step: every cell of `out` written (boundary cells copied from `in`).
+template <class T>
+cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                             std::int64_t ny, cudaStream_t stream);
+template <class T>
+cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                             std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream);
+
+// ---------------------------------------------------------------- convolution
+constexpr int kConvTileX = 32, kConvTileY = 32, kConvThreadsY = 8;
+constexpr int kConvConstFilterMax = 32;  // K <= this: filter in constant memory
+constexpr int kConvSharedMax = 65;       // K <= this: shared-memory tile kernel
+struct Conv2dShape {
+  std::int64_t H = 0, W = 0, K = 0, P = 0, Q = 0;
+  std::int64_t ld_img = 0, ld_filt = 0, ld_out = 0;
+  std::int64_t pad = 0;  // rows/cols of zeros before the image (same mode)
+};
+template <class T>
+cudaError_t launch_conv2d(const Conv2dShape& s, const T* image, const T* filter, T* out, cudaStream_t stream);
+
+struct ConvLayerShape {
+  std::int64_t N = 0, C = 0, H = 0, W = 0;  // input
+  std::int64_t K = 0, R = 0, S = 0;         // filters
+  std::int64_t P = 0, Q = 0;                // output
+  std::int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
+};
+// table: C*R*S int2 of scratch for the (c, r, s) -> offset lookup of the implicit im2col.
+template <class T>
+cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in, const T* filter, T* out,
+                              int2* table, cudaStream_t stream);
+
+}  // namespace tessera::cuda

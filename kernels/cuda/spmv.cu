@@ -1,0 +1,201 @@
+// CSR SpMV, y = alpha A x + beta y. Bound: reading values, column indices and row pointers once,
+// plus the gathers of x (mostly L2 hits). Two kernels:
+//  - vector: `lanes` threads per row (2..32, chosen on the host from the mean row length), so a
+//    warp reads contiguous runs of several rows' nonzeros; a shuffle tree finishes each row
+//    (a variant with two rows per lane group and two loads per lane in flight measured 3-5%
+//    slower on the 3D Laplacian and random rows, H200, 2026-11-22);
+//  - merge: the merge-path split (Merrill & Garland) of the row-end offsets and the nonzeros into
+//    equal tiles of rows + nonzeros, so one huge row cannot stall a warp while others idle; the
+//    tile's products are formed with coalesced loads into shared memory, each thread then walks
+//    its share of the path, and rows cut by a thread or tile boundary are completed through
+//    carries (in the block via shared memory, across blocks by a small fix-up pass).
+#include <climits>
+
+#include "kernels/cuda/common.cuh"
+
+namespace tessera::cuda {
+
+namespace {
+
+__global__ void max_row_length_kernel(const int* __restrict__ row_ptr, int rows, int* __restrict__ max_len) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int len = i < rows ? row_ptr[i + 1] - row_ptr[i] : 0;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) len = max(len, __shfl_xor_sync(kFullMask, len, o));
+  if (threadIdx.x % 32 == 0 && len > 0) atomicMax(max_len, len);
+}
+
+template <class T>
+__device__ __forceinline__ T finish(T alpha, T sum, T beta, const T* y, std::int64_t row) {
+  return beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];  // beta == 0: y is not read
+}
+
+template <class T, int L>
+__global__ __launch_bounds__(kSpmvThreads) void spmv_vector_kernel(int rows, const int* __restrict__ row_ptr,
+                                                                   const int* __restrict__ col_idx,
+                                                                   const T* __restrict__ values,
+                                                                   const T* __restrict__ x, T alpha, T beta,
+                                                                   T* __restrict__ y) {
+  const std::int64_t row = (static_cast<std::int64_t>(blockIdx.x) * kSpmvThreads + threadIdx.x) / L;
+  const int lane = threadIdx.x % L;
+  if (row >= rows) return;  // whole groups of L lanes leave together
+  // The L lanes of this row, for the shuffles (groups never straddle a warp).
+  const unsigned mask = L == 32 ? kFullMask : ((1u << L) - 1u) << ((threadIdx.x % 32) / L * L);
+  const int begin = row_ptr[row], end = row_ptr[row + 1];
+  T sum = 0;
+  for (int j = begin + lane; j < end; j += L) sum += values[j] * __ldg(x + col_idx[j]);
+#pragma unroll
+  for (int o = L / 2; o > 0; o >>= 1) sum += __shfl_xor_sync(mask, sum, o, L);
+  if (lane == 0) y[row] = finish(alpha, sum, beta, y, row);
+}
+
+// Merge path over a = row_ptr + 1 (row ends, a_len rows) and b = 0, 1, ..., b_len - 1 (nonzero
+// indices): the (row, nonzero) split where `diag` items have been consumed. A row end is consumed
+// once every nonzero before it is: a[i] <= j.
+__device__ __forceinline__ int2 merge_path_search(int diag, const int* a, int a_len, int b_len) {
+  int lo = max(diag - b_len, 0), hi = min(diag, a_len);
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (a[mid] <= diag - mid - 1) lo = mid + 1;
+    else hi = mid;
+  }
+  return make_int2(lo, diag - lo);
+}
+
+__global__ void merge_partition_kernel(int rows, int nnz, const int* __restrict__ row_ptr, int tiles,
+                                       int2* __restrict__ coords) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t > tiles) return;
+  const std::int64_t total = static_cast<std::int64_t>(rows) + nnz;
+  const int diag = static_cast<int>(min(static_cast<std::int64_t>(t) * kMergeTile, total));
+  coords[t] = merge_path_search(diag, row_ptr + 1, rows, nnz);
+}
+
+template <class T>
+__global__ __launch_bounds__(kMergeThreads) void spmv_merge_kernel(
+    int rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
+    const T* __restrict__ x, T alpha, T beta, T* __restrict__ y, const int2* __restrict__ coords,
+    int* __restrict__ carry_rows, T* __restrict__ carry_vals) {
+  constexpr int THREADS = kMergeThreads, ITEMS = kMergeItemsPerThread, TILE = kMergeTile;
+  __shared__ int s_row_end[TILE + 1];  // ends of the tile's rows, relative to its first nonzero
+  __shared__ T s_prod[TILE];           // values[j] * x[col[j]] for the tile's nonzeros
+  __shared__ int s_carry_row[THREADS];
+  __shared__ T s_carry_val[THREADS];
+
+  const int2 c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
+  const int r0 = c0.x, z0 = c0.y;
+  const int tile_rows = c1.x - r0, tile_nnz = c1.y - z0;
+  const int tid = threadIdx.x;
+
+  // Row ends of rows r0 .. r0 + tile_rows; the last may be the row left open at the tile's end
+  // (never completed here: its end lies past the tile), or past the matrix.
+  for (int i = tid; i <= tile_rows; i += THREADS)
+    s_row_end[i] = r0 + i < rows ? row_ptr[r0 + i + 1] - z0 : INT_MAX;
+  for (int j = tid; j < tile_nnz; j += THREADS) s_prod[j] = values[z0 + j] * __ldg(x + col_idx[z0 + j]);
+  __syncthreads();
+
+  const int tile_items = tile_rows + tile_nnz;
+  const int d = min(tid * ITEMS, tile_items);
+  int2 c = merge_path_search(d, s_row_end, tile_rows, tile_nnz);
+  int i = c.x, j = c.y;
+  T sum = 0;
+  bool first_done = false;
+  int first_row = 0;
+  T first_sum = 0;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    if (d + k >= tile_items) break;
+    if (j < s_row_end[i]) {
+      sum += s_prod[j];
+      ++j;
+    } else {
+      if (!first_done) {  // may have begun in an earlier thread: finished after the carries are known
+        first_done = true;
+        first_row = i;
+        first_sum = sum;
+      } else {
+        y[r0 + i] = finish(alpha, sum, beta, y, r0 + i);
+      }
+      sum = 0;
+      ++i;
+    }
+  }
+  s_carry_row[tid] = i;  // the row still open at this thread's end, and its partial sum
+  s_carry_val[tid] = sum;
+  __syncthreads();
+
+  if (first_done) {
+    // Earlier threads of this block that ended inside first_row hold its beginning; earlier
+    // blocks' parts arrive through the fix-up pass.
+    T carry = 0;
+    for (int t = tid - 1; t >= 0 && s_carry_row[t] == first_row; --t) carry += s_carry_val[t];
+    y[r0 + first_row] = finish(alpha, carry + first_sum, beta, y, r0 + first_row);
+  }
+  if (tid == THREADS - 1) {
+    const int open = s_carry_row[THREADS - 1];
+    T carry = 0;
+    for (int t = THREADS - 1; t >= 0 && s_carry_row[t] == open; --t) carry += s_carry_val[t];
+    carry_rows[blockIdx.x] = r0 + open;
+    carry_vals[blockIdx.x] = carry;
+  }
+}
+
+template <class T>
+__global__ void merge_fixup_kernel(int rows, int tiles, const int* __restrict__ carry_rows,
+                                   const T* __restrict__ carry_vals, T alpha, T* __restrict__ y) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= tiles) return;
+  const int row = carry_rows[t];
+  const T v = carry_vals[t];
+  // Rows spanning several tiles get several carries: atomics (only those rows are affected).
+  if (row < rows && v != T(0)) atomicAdd(y + row, alpha * v);
+}
+
+}  // namespace
+
+cudaError_t launch_csr_max_row_length(const int* row_ptr, int rows, int* max_len, cudaStream_t stream) {
+  max_row_length_kernel<<<blocks_for(rows, 256), 256, 0, stream>>>(row_ptr, rows, max_len);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_spmv_vector(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
+                               const T* x, T alpha, T beta, T* y, cudaStream_t stream) {
+  const unsigned int grid = blocks_for(static_cast<std::int64_t>(rows) * lanes, kSpmvThreads);
+  switch (lanes) {
+    case 2: spmv_vector_kernel<T, 2><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y); break;
+    case 4: spmv_vector_kernel<T, 4><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y); break;
+    case 8: spmv_vector_kernel<T, 8><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y); break;
+    case 16: spmv_vector_kernel<T, 16><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y); break;
+    case 32: spmv_vector_kernel<T, 32><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_merge_partition(int rows, int nnz, const int* row_ptr, int tiles, int2* coords,
+                                   cudaStream_t stream) {
+  merge_partition_kernel<<<blocks_for(tiles + 1, 256), 256, 0, stream>>>(rows, nnz, row_ptr, tiles, coords);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_spmv_merge(int rows, int /*nnz*/, const int* row_ptr, const int* col_idx, const T* values,
+                              const T* x, T alpha, T beta, T* y, int tiles, const int2* coords, int* carry_rows,
+                              T* carry_vals, cudaStream_t stream) {
+  spmv_merge_kernel<T><<<tiles, kMergeThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y,
+                                                            coords, carry_rows, carry_vals);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  merge_fixup_kernel<T><<<blocks_for(tiles, 256), 256, 0, stream>>>(rows, tiles, carry_rows, carry_vals, alpha, y);
+  return cudaGetLastError();
+}
+
+#define TESSERA_SPMV_INSTANTIATE(T)                                                                         \
+  template cudaError_t launch_spmv_vector<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, \
+                                             cudaStream_t);                                                 \
+  template cudaError_t launch_spmv_merge<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, \
+                                            int, const int2*, int*, T*, cudaStream_t);
+TESSERA_SPMV_INSTANTIATE(float)
+TESSERA_SPMV_INSTANTIATE(double)
+
+}  // namespace tessera::cuda

@@ -1,0 +1,198 @@
+// Star stencils of radius R (1..4) on 2D and 3D grids, one Jacobi step per launch (the host
+// ping-pongs between u and a scratch grid). Bound: one read and one write of every cell per
+// step. Every launch writes every cell of `out` (boundary cells copied), so both buffers always
+// hold the fixed boundary and no extra copy is needed between steps.
+//
+// 3D (the 2.5D method): a block owns a 128 x 8 column of cells over a chunk of z (each thread 4
+// cells along x, 32 apart, so warps stay coalesced). The current x-y plane (with an R-wide halo)
+// sits in shared memory for the x and y neighbours, and each thread keeps its cells' 2R + 1
+// values along z in register queues, so every cell is loaded
+// from global memory once per step (plus the halos, mostly L2 hits); every load (queue and
+// halos) is issued one plane before the plane that needs it.
+#include "kernels/cuda/common.cuh"
+
+namespace tessera::cuda {
+
+namespace {
+
+template <class T, int R>
+__global__ __launch_bounds__(kStencil2dBlockX* kStencil2dBlockY) void stencil2d_kernel(StencilCoeffs<T> c,
+                                                                                       const T* __restrict__ in,
+                                                                                       T* __restrict__ out,
+                                                                                       std::int64_t nx,
+                                                                                       std::int64_t ny) {
+  constexpr int BX = kStencil2dBlockX, BY = kStencil2dBlockY * kStencil2dRowsPerThread;
+  constexpr int SX = BX + 2 * R, SY = BY + 2 * R;
+  __shared__ T tile[SY][SX];
+  const std::int64_t x0 = static_cast<std::int64_t>(blockIdx.x) * BX, y0 = static_cast<std::int64_t>(blockIdx.y) * BY;
+  const int tid = threadIdx.y * BX + threadIdx.x;
+  for (int e = tid; e < SX * SY; e += BX * kStencil2dBlockY) {
+    const int sy = e / SX, sx = e % SX;
+    const std::int64_t gx = x0 + sx - R, gy = y0 + sy - R;
+    tile[sy][sx] = gx >= 0 && gx < nx && gy >= 0 && gy < ny ? in[gy * nx + gx] : T(0);
+  }
+  __syncthreads();
+  const int tx = threadIdx.x;
+  const std::int64_t x = x0 + tx;
+  if (x >= nx) return;
+#pragma unroll
+  for (int r = 0; r < kStencil2dRowsPerThread; ++r) {
+    const int ty = threadIdx.y + r * kStencil2dBlockY;
+    const std::int64_t y = y0 + ty;
+    if (y >= ny) break;
+    T v = tile[ty + R][tx + R];
+    if (x >= R && x < nx - R && y >= R && y < ny - R) {
+      T s = c.c[0] * v;
+#pragma unroll
+      for (int d = 1; d <= R; ++d)
+        s += c.c[d] * ((tile[ty + R][tx + R - d] + tile[ty + R][tx + R + d]) +
+                       (tile[ty + R - d][tx + R] + tile[ty + R + d][tx + R]));
+      v = s;
+    }
+    out[y * nx + x] = v;
+  }
+}
+
+template <class T, int R>
+__global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_kernel(
+    StencilCoeffs<T> c, const T* __restrict__ in, T* __restrict__ out, std::int64_t nx, std::int64_t ny,
+    std::int64_t nz, int z_chunk) {
+  constexpr int BX = kStencil3dBlockX, BY = kStencil3dBlockY, CX = kStencil3dCellsX, D = kStencil3dPrefetch;
+  constexpr int TX = BX * CX;  // tile width in cells: thread tx owns x = x0 + tx + BX * k, k < CX
+  __shared__ T tile[BY + 2 * R][TX + 2 * R];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t x0 = static_cast<std::int64_t>(blockIdx.x) * TX;
+  const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * BY + ty;
+  const std::int64_t z0 = static_cast<std::int64_t>(blockIdx.z) * z_chunk;
+  const std::int64_t z1 = imin64(nz, z0 + z_chunk);
+  const std::int64_t plane = nx * ny;
+  auto at = [&](std::int64_t xx, std::int64_t yy, std::int64_t zz) -> T {
+    return xx >= 0 && xx < nx && yy >= 0 && yy < ny && zz >= 0 && zz < nz ? in[zz * plane + yy * nx + xx] : T(0);
+  };
+
+  // q[k][i] = u(x_k, y, z - R + i): q[k][0..2R] is this plane's column of cell k, q[k][2R+1..2R+D]
+  // loads in flight for the next D planes. CX cells per thread and D planes ahead keep
+  // CX * (D + 1) loads in flight per thread: enough bytes per SM to cover HBM latency, and the
+  // two barriers per plane are paid once per CX cells.
+  T q[CX][2 * R + 1 + D];
+#pragma unroll
+  for (int k = 0; k < CX; ++k)
+#pragma unroll
+    for (int i = 0; i < 2 * R + D; ++i)
+      q[k][i] = z0 - R + i < z1 + R ? at(x0 + tx + BX * k, y, z0 - R + i) : T(0);
+
+  // Halos of a plane (threads at the tile's edges), fetched one plane ahead as well.
+  T hx[2], hy[2][CX];
+  auto halos = [&](std::int64_t z, T (&ax)[2], T (&ay)[2][CX]) {
+    if (tx < R) {
+      ax[0] = at(x0 - R + tx, y, z);
+      ax[1] = at(x0 + TX + tx, y, z);
+    }
+    if (ty < R) {
+      const std::int64_t ylo = static_cast<std::int64_t>(blockIdx.y) * BY - R + ty;
+      const std::int64_t yhi = static_cast<std::int64_t>(blockIdx.y) * BY + BY + ty;
+#pragma unroll
+      for (int k = 0; k < CX; ++k) {
+        ay[0][k] = at(x0 + tx + BX * k, ylo, z);
+        ay[1][k] = at(x0 + tx + BX * k, yhi, z);
+      }
+    }
+  };
+  halos(z0, hx, hy);
+
+  for (std::int64_t z = z0; z < z1; ++z) {
+#pragma unroll
+    for (int k = 0; k < CX; ++k)
+      q[k][2 * R + D] = z + D < z1 ? at(x0 + tx + BX * k, y, z + R + D) : T(0);
+    T nhx[2] = {T(0), T(0)}, nhy[2][CX];
+    if (z + 1 < z1) halos(z + 1, nhx, nhy);
+    __syncthreads();  // the previous plane's readers are done
+#pragma unroll
+    for (int k = 0; k < CX; ++k) tile[ty + R][R + tx + BX * k] = q[k][R];
+    if (tx < R) {
+      tile[ty + R][tx] = hx[0];
+      tile[ty + R][TX + R + tx] = hx[1];
+    }
+    if (ty < R) {
+#pragma unroll
+      for (int k = 0; k < CX; ++k) {
+        tile[ty][R + tx + BX * k] = hy[0][k];
+        tile[ty + BY + R][R + tx + BX * k] = hy[1][k];
+      }
+    }
+    __syncthreads();
+    const bool inner_yz = y >= R && y < ny - R && z >= R && z < nz - R;
+#pragma unroll
+    for (int k = 0; k < CX; ++k) {
+      const std::int64_t x = x0 + tx + BX * k;
+      if (x >= nx || y >= ny) continue;
+      const int sx = R + tx + BX * k;
+      T v = q[k][R];
+      if (inner_yz && x >= R && x < nx - R) {
+        T acc = c.c[0] * v;
+#pragma unroll
+        for (int d = 1; d <= R; ++d)
+          acc += c.c[d] * ((tile[ty + R][sx - d] + tile[ty + R][sx + d]) +
+                           (tile[ty + R - d][sx] + tile[ty + R + d][sx]) + (q[k][R - d] + q[k][R + d]));
+        v = acc;
+      }
+      out[z * plane + y * nx + x] = v;
+    }
+#pragma unroll
+    for (int k = 0; k < CX; ++k)
+#pragma unroll
+      for (int i = 0; i < 2 * R + D; ++i) q[k][i] = q[k][i + 1];
+    hx[0] = nhx[0];
+    hx[1] = nhx[1];
+#pragma unroll
+    for (int k = 0; k < CX; ++k) {
+      hy[0][k] = nhy[0][k];
+      hy[1][k] = nhy[1][k];
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                             std::int64_t ny, cudaStream_t stream) {
+  const dim3 block(kStencil2dBlockX, kStencil2dBlockY);
+  const dim3 grid(blocks_for(nx, kStencil2dBlockX), blocks_for(ny, kStencil2dBlockY * kStencil2dRowsPerThread));
+  if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+  switch (radius) {
+    case 1: stencil2d_kernel<T, 1><<<grid, block, 0, stream>>>(c, in, out, nx, ny); break;
+    case 2: stencil2d_kernel<T, 2><<<grid, block, 0, stream>>>(c, in, out, nx, ny); break;
+    case 3: stencil2d_kernel<T, 3><<<grid, block, 0, stream>>>(c, in, out, nx, ny); break;
+    case 4: stencil2d_kernel<T, 4><<<grid, block, 0, stream>>>(c, in, out, nx, ny); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                             std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream) {
+  const dim3 block(kStencil3dBlockX, kStencil3dBlockY);
+  const dim3 grid(blocks_for(nx, kStencil3dBlockX * kStencil3dCellsX), blocks_for(ny, kStencil3dBlockY),
+                  blocks_for(nz, z_chunk));
+  if (grid.y > 65535u || grid.z > 65535u) return cudaErrorInvalidConfiguration;
+  switch (radius) {
+    case 1: stencil3d_kernel<T, 1><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz, z_chunk); break;
+    case 2: stencil3d_kernel<T, 2><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz, z_chunk); break;
+    case 3: stencil3d_kernel<T, 3><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz, z_chunk); break;
+    case 4: stencil3d_kernel<T, 4><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz, z_chunk); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+#define TESSERA_STENCIL_INSTANTIATE(T)                                                                        \
+  template cudaError_t launch_stencil2d<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,          \
+                                           std::int64_t, cudaStream_t);                                       \
+  template cudaError_t launch_stencil3d<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,          \
+                                           std::int64_t, std::int64_t, int, cudaStream_t);
+TESSERA_STENCIL_INSTANTIATE(float)
+TESSERA_STENCIL_INSTANTIATE(double)
+
+}  // namespace tessera::cuda
