@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -25,11 +26,22 @@ namespace tessera_test {
 inline tessera::Device reference_device() { return tessera::Device::open("reference"); }
 
 // Every available device but the reference, in tessera::devices() order (cpu, cuda:N, opencl:N).
+// The environment variable TESSERA_TEST_DEVICES (a comma-separated list of specs, e.g.
+// "cuda:0,opencl:1") narrows the list, for running one device's tests alone.
 inline const std::vector<tessera::Device>& devices_under_test() {
   static const std::vector<tessera::Device> list = [] {
+    std::vector<std::string> only;
+    if (const char* env = std::getenv("TESSERA_TEST_DEVICES"); env != nullptr && *env != '\0') {
+      std::stringstream ss(env);
+      for (std::string spec; std::getline(ss, spec, ',');)
+        if (!spec.empty()) only.push_back(spec);
+    }
     std::vector<tessera::Device> out;
-    for (const auto& info : tessera::devices())
-      if (info.backend != "reference") out.push_back(tessera::Device::open(info.spec));
+    for (const auto& info : tessera::devices()) {
+      if (info.backend == "reference") continue;
+      if (!only.empty() && std::find(only.begin(), only.end(), info.spec) == only.end()) continue;
+      out.push_back(tessera::Device::open(info.spec));
+    }
     return out;
   }();
   return list;

@@ -1,0 +1,100 @@
+// C = alpha * op(A) * op(B) + beta * C (kernels/opencl/gemm.cl): op(A) and op(B) are packed
+// into panels (which absorbs the transposes, the leading dimensions and the ragged edges),
+// then one compute kernel runs: gpu family = gemm_tiled (local-memory tiles of mwg x nwg x kwg,
+// register blocks per work-item), cpu family = gemm_regblock (register blocks of
+// (mwg/mdimc) x (nwg/ndimc) per work-item as vw-wide vectors, no local memory).
+#include <string>
+
+#include "opencl_backend.hpp"
+
+namespace tessera::opencl {
+
+namespace {
+
+std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+OpenCLBackend::GemmShape OpenCLBackend::gemm_shape(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  const DeviceProfile& p = profile_;
+  GemmShape s;
+  s.m = m, s.n = n, s.k = k;
+  if (cpu_family()) {
+    s.panel_m = p.gemm_mwg / p.gemm_mdimc;  // a work-item's rows
+    s.panel_n = p.gemm_nwg / p.gemm_ndimc;  // a work-item's columns
+    s.kp = k;
+  } else {
+    s.panel_m = p.gemm_mwg;  // a work-group's tile
+    s.panel_n = p.gemm_nwg;
+    s.kp = round_up(k, p.gemm_kwg);
+  }
+  s.mp = round_up(m, s.panel_m);
+  s.np = round_up(n, s.panel_n);
+  return s;
+}
+
+std::string OpenCLBackend::gemm_defines() const {
+  const DeviceProfile& p = profile_;
+  return "-DMWG=" + std::to_string(p.gemm_mwg) + " -DNWG=" + std::to_string(p.gemm_nwg) +
+         " -DKWG=" + std::to_string(p.gemm_kwg) + " -DMDIMC=" + std::to_string(p.gemm_mdimc) +
+         " -DNDIMC=" + std::to_string(p.gemm_ndimc) + " -DVW=" + std::to_string(p.gemm_vw);
+}
+
+void OpenCLBackend::gemm_pack(DType dt, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
+                              bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows,
+                              std::int64_t kp, int panel) {
+  if (padded_rows == 0 || kp == 0) return;
+  cl::Kernel& kern = kernel("gemm.cl", dt, gemm_defines(), "gemm_pack");
+  set_args(kern, dt, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp, panel);
+  // Dimension 0 follows the source's contiguous index; 16 x 4 fits every profile's limits.
+  const std::int64_t d0 = src_rows_contiguous ? padded_rows : kp, d1 = src_rows_contiguous ? kp : padded_rows;
+  launch(kern, cl::NDRange(static_cast<std::size_t>(round_up(d0, 16)), static_cast<std::size_t>(round_up(d1, 4))),
+         cl::NDRange(16, 4));
+}
+
+void OpenCLBackend::gemm_packed(DType dt, const GemmShape& s, double alpha, const cl::Buffer& Ap,
+                                const cl::Buffer& Bp, std::int64_t b_batch_stride, double beta, void* C,
+                                std::int64_t c_offset, std::int64_t c_batch_stride, std::int64_t ldc,
+                                std::int64_t batches) {
+  const DeviceProfile& p = profile_;
+  const int read_c = beta != 0.0 ? 1 : 0;  // beta == 0: C is not read
+  const auto bt = static_cast<std::size_t>(batches);
+  if (cpu_family()) {
+    const int panels_m = static_cast<int>(s.mp / s.panel_m), panels_n = static_cast<int>(s.np / s.panel_n);
+    cl::Kernel& k = kernel("gemm.cl", dt, gemm_defines(), "gemm_regblock");
+    set_args(k, dt, Ap, Bp, b_batch_stride, C, c_offset, c_batch_stride, ldc, s.m, s.n, static_cast<int>(s.kp),
+             Real{alpha}, Real{beta}, read_c, panels_m, panels_n);
+    launch(k,
+           cl::NDRange(static_cast<std::size_t>(round_up(panels_n, p.gemm_ndimc)),
+                       static_cast<std::size_t>(round_up(panels_m, p.gemm_mdimc)), bt),
+           cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc), 1));
+    return;
+  }
+  cl::Kernel& k = kernel("gemm.cl", dt, gemm_defines(), "gemm_tiled");
+  set_args(k, dt, Ap, Bp, b_batch_stride, C, c_offset, c_batch_stride, ldc, s.m, s.n, static_cast<int>(s.kp),
+           Real{alpha}, Real{beta}, read_c);
+  launch(k,
+         cl::NDRange(static_cast<std::size_t>(s.np / p.gemm_nwg * p.gemm_ndimc),
+                     static_cast<std::size_t>(s.mp / p.gemm_mwg * p.gemm_mdimc), bt),
+         cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc), 1));
+}
+
+void OpenCLBackend::gemm(DType dt, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+                         const MatView& C) {
+  require_dtype(Op::gemm, dt);
+  std::lock_guard<std::mutex> lock(mutex_);
+  translate_errors(where("gemm"), [&] {
+    const std::int64_t m = C.rows, n = C.cols, k = ta == Trans::N ? A.cols : A.rows;
+    const GemmShape s = gemm_shape(m, n, k);
+    const std::size_t esize = dtype_size(dt);
+    cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * esize);
+    cl::Buffer& Bp = scratch(Scratch::gemm_b, static_cast<std::size_t>(s.np * s.kp) * esize);
+    // Packed A: rows i of op(A); op(A)(i, p) = A[i * lda + p] (N) or A[p * lda + i] (T).
+    gemm_pack(dt, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp, s.panel_m);
+    // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
+    gemm_pack(dt, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp, s.panel_n);
+    gemm_packed(dt, s, alpha, Ap, Bp, 0, beta, C.data, 0, 0, C.ld, 1);
+  });
+}
+
+}  // namespace tessera::opencl

@@ -1,0 +1,129 @@
+// The OpenCL backend: one device, its own context and in-order command queue, the device
+// profile that specialises every kernel, and the program cache. Memory handles in views are
+// cl_mem objects cast to void*. Every operation is enqueued on the queue; download() and the
+// reductions wait for their result, everything else returns once enqueued.
+//
+// One file per operation (reduce.cpp, spmv.cpp, ...) implements its methods: it picks the
+// kernel variant from the profile's family, derives the launch shape from the profile's
+// parameters and the problem size, and enqueues. Kernels are in kernels/opencl/*.cl.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cl_common.hpp"
+#include "device_profile.hpp"
+#include "program_cache.hpp"
+#include "tessera/backend.hpp"
+
+namespace tessera::opencl {
+
+// A scalar kernel argument in the operation's dtype (float or double on the device side).
+struct Real {
+  double value;
+};
+
+class OpenCLBackend final : public Backend {
+ public:
+  OpenCLBackend(int index, const cl::Platform& platform, const cl::Device& device);
+  ~OpenCLBackend() override;
+
+  DeviceInfo info() const override { return info_; }
+  Support support(Op, DType) const override;
+
+  void* allocate(std::size_t bytes) override;
+  void deallocate(void* handle) noexcept override;
+  void upload(void* dst, const void* host_src, std::size_t bytes) override;
+  void download(void* host_dst, const void* src, std::size_t bytes) override;
+  void copy(void* dst, const void* src, std::size_t bytes) override;
+  void synchronize() override;
+
+  double reduce(DType, ReduceOp, const VecView& x) override;
+  double dot(DType, const VecView& x, const VecView& y) override;
+  void spmv(DType, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) override;
+  void trsv(DType, Uplo, Trans, Diag, const MatView& A, const VecView& x) override;
+  void trsm(DType, Uplo, Trans, Diag, double alpha, const MatView& A, const MatView& B) override;
+  std::shared_ptr<SptrsvPlanData> sptrsv_analyze(DType, Uplo, Diag, const CsrView& A) override;
+  void sptrsv_solve(DType, const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x) override;
+  void gemm(DType, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+            const MatView& C) override;
+  void stencil(DType, const StencilSpec&, const GridView& u, int steps) override;
+  void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) override;
+  void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
+                  const TensorView& out) override;
+
+ private:
+  // ---- helpers for the operation files ----
+  static cl_mem mem(const void* handle) { return static_cast<cl_mem>(const_cast<void*>(handle)); }
+  bool cpu_family() const { return profile_.family == KernelFamily::cpu; }
+
+  // "opencl:N gemm": the context of every error message of an operation.
+  std::string where(const char* op) const;
+  // Throws NotImplemented for f64 on a device without cl_khr_fp64.
+  void require_dtype(Op op, DType dt) const;
+
+  // Kernel `name` of kernels/opencl/<file> for dtype dt, with extra -D options.
+  cl::Kernel& kernel(const char* file, DType dt, const std::string& defines, const char* name);
+
+  // Sets the kernel's arguments in order: cl_mem handles (void*), cl::Buffer, int, long
+  // (std::int64_t) or Real (converted to the dtype).
+  template <class... Args>
+  void set_args(cl::Kernel& k, DType dt, const Args&... args) {
+    cl_uint index = 0;
+    (set_arg(k, index++, dt, args), ...);
+  }
+  void set_arg(cl::Kernel& k, cl_uint i, DType, void* handle);
+  void set_arg(cl::Kernel& k, cl_uint i, DType, const cl::Buffer& b);
+  void set_arg(cl::Kernel& k, cl_uint i, DType, int v);
+  void set_arg(cl::Kernel& k, cl_uint i, DType, std::int64_t v);
+  void set_arg(cl::Kernel& k, cl_uint i, DType dt, Real v);
+
+  // Enqueues k on the queue; a null local range lets the driver choose.
+  void launch(cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local);
+
+  // Device scratch memory, one growing buffer per slot, reused across calls (operations are
+  // serialised by the lock and the queue is in order, so a slot is never in use twice).
+  enum class Scratch { reduce_partial, reduce_result, stencil, gemm_a, gemm_b, conv_image, conv_cols, count };
+  cl::Buffer& scratch(Scratch slot, std::size_t bytes);
+
+  // gemm's two steps, shared with conv_layer (see gemm.cpp and kernels/opencl/gemm.cl).
+  struct GemmShape {
+    std::int64_t m = 0, n = 0, k = 0;    // C is m x n, the inner dimension k
+    std::int64_t mp = 0, np = 0, kp = 0; // padded to whole panels (and, gpu, whole k-steps)
+    int panel_m = 0, panel_n = 0;        // panel widths of packed A and B
+  };
+  GemmShape gemm_shape(std::int64_t m, std::int64_t n, std::int64_t k) const;
+  std::string gemm_defines() const;
+  // Packs op(src) (rows x k, rows along the panels) into dst with the given panel width.
+  void gemm_pack(DType, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k, bool src_rows_contiguous,
+                 const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp, int panel);
+  void gemm_packed(DType, const GemmShape&, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
+                   std::int64_t b_batch_stride, double beta, void* C, std::int64_t c_offset,
+                   std::int64_t c_batch_stride, std::int64_t ldc, std::int64_t batches);
+
+  // Shared by trsv and trsm: X := op(A)^-1 * X for X n x nrhs with leading dimension ldb.
+  void trsm_impl(DType, Uplo, Trans, Diag, const MatView& A, void* B, std::int64_t ldb, std::int64_t nrhs);
+
+  double reduce_impl(DType, const char* op_name, const VecView& x, const VecView* y);
+
+  int index_;
+  cl::Platform platform_;
+  cl::Device device_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  DeviceProfile profile_;
+  DeviceInfo info_;
+  bool fp64_ = false;
+  int compute_units_ = 1;
+  std::size_t max_alloc_ = 0;
+  std::size_t max_wg_ = 1;
+  std::unique_ptr<ProgramCache> programs_;
+  std::vector<cl::Buffer> scratch_;
+  std::vector<std::size_t> scratch_bytes_;
+  std::mutex mutex_;  // one operation at a time: kernel objects and scratch are shared state
+};
+
+}  // namespace tessera::opencl

@@ -1,0 +1,379 @@
+// NVIDIA library baselines on GPU 0, compared with Tessera's cuda:0: cuBLAS (dot, trsv, trsm,
+// gemm) and cuSPARSE (CSR SpMV, sparse triangular solve). Each runner uploads the workload's
+// host arrays to its own device buffers once (untimed) and times only the library call, as
+// Tessera's runner does; run() is asynchronous and sync() waits for the device.
+//
+// Row-major data in column-major BLAS: a row-major matrix is its transpose in column-major, so
+//   gemm  C = A B      is  C^T = B^T A^T                 (operands swapped)
+//   trsv  lower A x = b   is  (upper A^T)^T x = b        (fill upper, op T)
+//   trsm  A X = alpha B   is  X^T A^T = alpha B^T        (side right, fill upper, op N)
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "baselines/libs.hpp"
+
+namespace bench::cudalibs {
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
+}
+void check(cusparseStatus_t s, const char* what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cusparseGetErrorString(s));
+}
+
+// One handle each for the process, on GPU 0 (created on first use, kept to the end).
+cublasHandle_t blas() {
+  static cublasHandle_t h = [] {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    cublasHandle_t x;
+    check(cublasCreate(&x), "cublasCreate");
+    return x;
+  }();
+  return h;
+}
+cusparseHandle_t sparse() {
+  static cusparseHandle_t h = [] {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    cusparseHandle_t x;
+    check(cusparseCreate(&x), "cusparseCreate");
+    return x;
+  }();
+  return h;
+}
+
+// A device allocation holding a copy of a host array.
+class DevBuf {
+ public:
+  DevBuf() = default;
+  template <class U>
+  explicit DevBuf(const std::vector<U>& host) : bytes_(host.size() * sizeof(U)) {
+    check(cudaMalloc(&p_, bytes_ ? bytes_ : 1), "cudaMalloc");
+    upload(host.data());
+  }
+  explicit DevBuf(std::size_t bytes) : bytes_(bytes) { check(cudaMalloc(&p_, bytes ? bytes : 1), "cudaMalloc"); }
+  ~DevBuf() {
+    if (p_) cudaFree(p_);
+  }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  void upload(const void* host) { check(cudaMemcpy(p_, host, bytes_, cudaMemcpyHostToDevice), "cudaMemcpy H2D"); }
+  template <class U>
+  std::vector<double> download_as_double() const {
+    std::vector<U> h(bytes_ / sizeof(U));
+    check(cudaMemcpy(h.data(), p_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    return std::vector<double>(h.begin(), h.end());
+  }
+  template <class U>
+  U* get() const {
+    return static_cast<U*>(p_);
+  }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+template <class T>
+constexpr cudaDataType cuda_type() {
+  return std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
+}
+
+class GpuRunner : public Runner {
+ public:
+  void sync() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+};
+
+template <class T>
+class Dot : public GpuRunner {
+ public:
+  explicit Dot(const DotData<T>& d) : x_(d.x), y_(d.y), n_(static_cast<int>(d.x.size())) {}
+  void run() override {
+    // Host pointer mode: the call returns with the value, as tessera::dot does.
+    check(cublasSetPointerMode(blas(), CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    if constexpr (std::is_same_v<T, float>)
+      check(cublasSdot(blas(), n_, x_.get<T>(), 1, y_.get<T>(), 1, &value_), "cublasSdot");
+    else
+      check(cublasDdot(blas(), n_, x_.get<T>(), 1, y_.get<T>(), 1, &value_), "cublasDdot");
+  }
+  std::vector<double> result() override { return {static_cast<double>(value_)}; }
+
+ private:
+  DevBuf x_, y_;
+  int n_;
+  T value_{};
+};
+
+template <class T>
+class Trsv : public GpuRunner {
+ public:
+  explicit Trsv(const TrsvData<T>& d) : d_(d), A_(d.A), x_(d.b) {}
+  void reset() override { x_.upload(d_.b.data()); }
+  void run() override {
+    const int n = static_cast<int>(d_.n);
+    if constexpr (std::is_same_v<T, float>)
+      check(cublasStrsv(blas(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, A_.get<T>(), n,
+                        x_.get<T>(), 1),
+            "cublasStrsv");
+    else
+      check(cublasDtrsv(blas(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, A_.get<T>(), n,
+                        x_.get<T>(), 1),
+            "cublasDtrsv");
+  }
+  std::vector<double> result() override { return x_.download_as_double<T>(); }
+
+ private:
+  const TrsvData<T>& d_;
+  DevBuf A_, x_;
+};
+
+template <class T>
+class Trsm : public GpuRunner {
+ public:
+  explicit Trsm(const TrsmData<T>& d) : d_(d), A_(d.A), B_(d.B) {}
+  void reset() override { B_.upload(d_.B.data()); }
+  void run() override {
+    check(cublasSetPointerMode(blas(), CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    const int n = static_cast<int>(d_.n), nrhs = static_cast<int>(d_.nrhs);
+    const T alpha = d_.alpha;
+    if constexpr (std::is_same_v<T, float>)
+      check(cublasStrsm(blas(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nrhs, n,
+                        &alpha, A_.get<T>(), n, B_.get<T>(), nrhs),
+            "cublasStrsm");
+    else
+      check(cublasDtrsm(blas(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nrhs, n,
+                        &alpha, A_.get<T>(), n, B_.get<T>(), nrhs),
+            "cublasDtrsm");
+  }
+  std::vector<double> result() override { return B_.download_as_double<T>(); }
+
+ private:
+  const TrsmData<T>& d_;
+  DevBuf A_, B_;
+};
+
+template <class T>
+class Gemm : public GpuRunner {
+ public:
+  explicit Gemm(const GemmData<T>& d)
+      : d_(d), A_(d.A), B_(d.B), C_(static_cast<std::size_t>(d.m * d.n) * sizeof(T)) {}
+  void run() override {
+    check(cublasSetPointerMode(blas(), CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    const int m = static_cast<int>(d_.m), n = static_cast<int>(d_.n), k = static_cast<int>(d_.k);
+    const T alpha = d_.alpha, beta = d_.beta;
+    if constexpr (std::is_same_v<T, float>)
+      check(cublasSgemm(blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B_.get<T>(), n, A_.get<T>(), k, &beta,
+                        C_.get<T>(), n),
+            "cublasSgemm");
+    else
+      check(cublasDgemm(blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B_.get<T>(), n, A_.get<T>(), k, &beta,
+                        C_.get<T>(), n),
+            "cublasDgemm");
+  }
+  std::vector<double> result() override { return C_.download_as_double<T>(); }
+
+ private:
+  const GemmData<T>& d_;
+  DevBuf A_, B_, C_;
+};
+
+// A cuSPARSE CSR matrix over device copies of a host CSR.
+template <class T>
+struct DevCsr {
+  explicit DevCsr(const tessera::HostCsr<T>& h) : row_ptr(h.row_ptr), col_idx(h.col_idx), values(h.values) {
+    check(cusparseCreateCsr(&mat, h.rows, h.cols, h.nnz(), row_ptr.get<int>(), col_idx.get<int>(), values.get<T>(),
+                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()),
+          "cusparseCreateCsr");
+  }
+  ~DevCsr() { cusparseDestroySpMat(mat); }
+  DevBuf row_ptr, col_idx, values;
+  cusparseSpMatDescr_t mat = nullptr;
+};
+
+struct DevVec {
+  template <class T>
+  explicit DevVec(const std::vector<T>& h) : buf(h) {
+    check(cusparseCreateDnVec(&vec, static_cast<int64_t>(h.size()), buf.get<T>(), cuda_type<T>()),
+          "cusparseCreateDnVec");
+  }
+  ~DevVec() { cusparseDestroyDnVec(vec); }
+  DevBuf buf;
+  cusparseDnVecDescr_t vec = nullptr;
+};
+
+template <class T>
+class Spmv : public GpuRunner {
+ public:
+  explicit Spmv(const SpmvData<T>& d) : d_(d), A_(d.A), x_(d.x), y_(d.y0) {
+    check(cusparseSpMV_bufferSize(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &d_.alpha, A_.mat, x_.vec, &d_.beta, y_.vec,
+                                  cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes_),
+          "cusparseSpMV_bufferSize");
+    buffer_ = std::make_unique<DevBuf>(buffer_bytes_);
+    // The one-off analysis cuSPARSE offers for repeated products, done before timing.
+    check(cusparseSpMV_preprocess(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &d_.alpha, A_.mat, x_.vec, &d_.beta,
+                                  y_.vec, cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT, buffer_->get<void>()),
+          "cusparseSpMV_preprocess");
+  }
+  void reset() override { y_.buf.upload(d_.y0.data()); }
+  void run() override {
+    check(cusparseSpMV(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &d_.alpha, A_.mat, x_.vec, &d_.beta, y_.vec,
+                       cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT, buffer_->get<void>()),
+          "cusparseSpMV");
+  }
+  std::vector<double> result() override { return y_.buf.download_as_double<T>(); }
+
+ private:
+  const SpmvData<T>& d_;
+  DevCsr<T> A_;
+  DevVec x_, y_;
+  std::size_t buffer_bytes_ = 0;
+  std::unique_ptr<DevBuf> buffer_;
+};
+
+template <class T>
+class Sptrsv : public GpuRunner {
+ public:
+  explicit Sptrsv(const SptrsvData<T>& d) : A_(d.L), b_(d.b), x_(d.b) {
+    cusparseFillMode_t fill = CUSPARSE_FILL_MODE_LOWER;
+    cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+    check(cusparseSpMatSetAttribute(A_.mat, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill), "cusparseSpMatSetAttribute");
+    check(cusparseSpMatSetAttribute(A_.mat, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag), "cusparseSpMatSetAttribute");
+    check(cusparseSpSV_createDescr(&descr_), "cusparseSpSV_createDescr");
+    std::size_t bytes = 0;
+    check(cusparseSpSV_bufferSize(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, A_.mat, b_.vec, x_.vec,
+                                  cuda_type<T>(), CUSPARSE_SPSV_ALG_DEFAULT, descr_, &bytes),
+          "cusparseSpSV_bufferSize");
+    buffer_ = std::make_unique<DevBuf>(bytes);
+    // The analysis, like Tessera's sptrsv_analyze, is done once outside the timing.
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    const auto t0 = std::chrono::steady_clock::now();
+    check(cusparseSpSV_analysis(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, A_.mat, b_.vec, x_.vec,
+                                cuda_type<T>(), CUSPARSE_SPSV_ALG_DEFAULT, descr_, buffer_->get<void>()),
+          "cusparseSpSV_analysis");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  ~Sptrsv() override { cusparseSpSV_destroyDescr(descr_); }
+  void run() override {
+    check(cusparseSpSV_solve(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, A_.mat, b_.vec, x_.vec, cuda_type<T>(),
+                             CUSPARSE_SPSV_ALG_DEFAULT, descr_),
+          "cusparseSpSV_solve");
+  }
+  std::vector<double> result() override { return x_.buf.download_as_double<T>(); }
+  double setup_ms() const override { return setup_ms_; }
+
+ private:
+  DevCsr<T> A_;
+  DevVec b_, x_;
+  T one_ = T(1);
+  cusparseSpSVDescr_t descr_ = nullptr;
+  std::unique_ptr<DevBuf> buffer_;
+  double setup_ms_ = -1;
+};
+
+}  // namespace
+
+bool available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+template <class T>
+std::unique_ptr<Runner> dot(const DotData<T>& d) {
+  return std::make_unique<Dot<T>>(d);
+}
+template <class T>
+std::unique_ptr<Runner> trsv(const TrsvData<T>& d) {
+  return std::make_unique<Trsv<T>>(d);
+}
+template <class T>
+std::unique_ptr<Runner> trsm(const TrsmData<T>& d) {
+  return std::make_unique<Trsm<T>>(d);
+}
+template <class T>
+std::unique_ptr<Runner> gemm(const GemmData<T>& d) {
+  return std::make_unique<Gemm<T>>(d);
+}
+template <class T>
+std::unique_ptr<Runner> spmv(const SpmvData<T>& d) {
+  return std::make_unique<Spmv<T>>(d);
+}
+template <class T>
+std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d) {
+  return std::make_unique<Sptrsv<T>>(d);
+}
+
+double gemm_peak_gflops(bool f32, std::uint64_t memory_bytes) {
+  // The largest square n <= 8192 whose three matrices take at most a quarter of the memory.
+  std::size_t n = 8192;
+  const std::size_t elem = f32 ? 4 : 8;
+  while (n > 1024 && memory_bytes > 0 && 3 * n * n * elem > memory_bytes / 4) n /= 2;
+  DevBuf A(n * n * elem), B(n * n * elem), C(n * n * elem);
+  // 0x3C bytes: about 0.0115 in float and 1.6e-18 in double, normal numbers, no overflow.
+  check(cudaMemset(A.get<void>(), 0x3C, n * n * elem), "cudaMemset");
+  check(cudaMemset(B.get<void>(), 0x3C, n * n * elem), "cudaMemset");
+  check(cublasSetPointerMode(blas(), CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+  const int ni = static_cast<int>(n);
+  auto call = [&] {
+    if (f32) {
+      const float one = 1, zero = 0;
+      check(cublasSgemm(blas(), CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, A.get<float>(), ni, B.get<float>(), ni, &zero,
+                        C.get<float>(), ni),
+            "cublasSgemm");
+    } else {
+      const double one = 1, zero = 0;
+      check(cublasDgemm(blas(), CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, A.get<double>(), ni, B.get<double>(), ni,
+                        &zero, C.get<double>(), ni),
+            "cublasDgemm");
+    }
+  };
+  call();
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  double best = 1e30;
+  for (int i = 0; i < 5; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / best * 1e-9;
+}
+
+std::string version() {
+  int blas_v = 0, sparse_v = 0;
+  cublasGetProperty(MAJOR_VERSION, &blas_v);
+  cusparseGetProperty(MAJOR_VERSION, &sparse_v);
+  int minor = 0;
+  cublasGetProperty(MINOR_VERSION, &minor);
+  std::string s = "cuBLAS " + std::to_string(blas_v) + "." + std::to_string(minor);
+  cusparseGetProperty(MINOR_VERSION, &minor);
+  return s + ", cuSPARSE " + std::to_string(sparse_v) + "." + std::to_string(minor);
+}
+
+#define TESSERA_BENCH_INSTANTIATE(T)                                    \
+  template std::unique_ptr<Runner> dot<T>(const DotData<T>&);           \
+  template std::unique_ptr<Runner> trsv<T>(const TrsvData<T>&);         \
+  template std::unique_ptr<Runner> trsm<T>(const TrsmData<T>&);         \
+  template std::unique_ptr<Runner> gemm<T>(const GemmData<T>&);         \
+  template std::unique_ptr<Runner> spmv<T>(const SpmvData<T>&);         \
+  template std::unique_ptr<Runner> sptrsv<T>(const SptrsvData<T>&);
+TESSERA_BENCH_INSTANTIATE(float)
+TESSERA_BENCH_INSTANTIATE(double)
+#undef TESSERA_BENCH_INSTANTIATE
+
+}  // namespace bench::cudalibs

@@ -1,0 +1,161 @@
+// Which baseline libraries implement which case; compiled-out libraries simply contribute nothing.
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "baselines/baselines.hpp"
+#include "baselines/libs.hpp"
+
+namespace bench {
+
+namespace {
+
+std::vector<std::string>& baseline_devices() {
+  static std::vector<std::string> d;
+  return d;
+}
+[[maybe_unused]] bool host() {
+  const auto& d = baseline_devices();
+  return std::find(d.begin(), d.end(), "cpu") != d.end();
+}
+// cuBLAS/cuSPARSE use GPU 0, which Tessera calls cuda:0.
+[[maybe_unused]] bool gpu0() {
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  const auto& d = baseline_devices();
+  static const bool there = cudalibs::available();
+  return there && std::find(d.begin(), d.end(), "cuda:0") != d.end();
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+void set_baseline_devices(const std::vector<std::string>& specs) { baseline_devices() = specs; }
+
+template <class T>
+std::vector<NamedRunner> dot_baselines([[maybe_unused]] const DotData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  if (host()) v.push_back({"openblas", openblas::dot(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cublas", cudalibs::dot(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> spmv_baselines([[maybe_unused]] const SpmvData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::spmv(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cusparse", cudalibs::spmv(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> trsv_baselines([[maybe_unused]] const TrsvData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  if (host()) v.push_back({"openblas", openblas::trsv(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cublas", cudalibs::trsv(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> trsm_baselines([[maybe_unused]] const TrsmData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  if (host()) v.push_back({"openblas", openblas::trsm(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cublas", cudalibs::trsm(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> sptrsv_baselines([[maybe_unused]] const SptrsvData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::sptrsv(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cusparse", cudalibs::sptrsv(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> gemm_baselines([[maybe_unused]] const GemmData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  if (host()) v.push_back({"openblas", openblas::gemm(d)});
+#endif
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::gemm(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cublas", cudalibs::gemm(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> conv2d_baselines([[maybe_unused]] const Conv2dData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_ONEDNN
+  if constexpr (std::is_same_v<T, float>)
+    if (host()) v.push_back({"onednn", onednn::conv2d(d)});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> conv_layer_baselines([[maybe_unused]] const ConvLayerData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_ONEDNN
+  if constexpr (std::is_same_v<T, float>)
+    if (host()) v.push_back({"onednn", onednn::conv_layer(d)});
+#endif
+  return v;
+}
+
+std::vector<std::string> baseline_libraries() {
+  std::vector<std::string> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  v.push_back(openblas::version());
+#endif
+#if TESSERA_BENCH_WITH_EIGEN
+  v.push_back(eigen::version());
+#endif
+#if TESSERA_BENCH_WITH_ONEDNN
+  v.push_back(onednn::version());
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  v.push_back(cudalibs::version());
+#endif
+  return v;
+}
+
+#define TESSERA_BENCH_INSTANTIATE(T)                                               \
+  template std::vector<NamedRunner> dot_baselines<T>(const DotData<T>&);           \
+  template std::vector<NamedRunner> spmv_baselines<T>(const SpmvData<T>&);         \
+  template std::vector<NamedRunner> trsv_baselines<T>(const TrsvData<T>&);         \
+  template std::vector<NamedRunner> trsm_baselines<T>(const TrsmData<T>&);         \
+  template std::vector<NamedRunner> sptrsv_baselines<T>(const SptrsvData<T>&);     \
+  template std::vector<NamedRunner> gemm_baselines<T>(const GemmData<T>&);         \
+  template std::vector<NamedRunner> conv2d_baselines<T>(const Conv2dData<T>&);     \
+  template std::vector<NamedRunner> conv_layer_baselines<T>(const ConvLayerData<T>&);
+TESSERA_BENCH_INSTANTIATE(float)
+TESSERA_BENCH_INSTANTIATE(double)
+#undef TESSERA_BENCH_INSTANTIATE
+
+}  // namespace bench

@@ -1,0 +1,29 @@
+// CaseSpec: one named problem of one operation (sizes, generator), independent of dtype.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/types.hpp"
+
+namespace bench {
+
+struct CaseSpec {
+  tessera::Op op = tessera::Op::reduce;
+  std::string name;  // what the table shows, e.g. "laplace3d 96^3", "n=1024"
+  std::string kind;  // the generator: spmv "laplace3d" | "random" | "powerlaw" | "mtx";
+                     // stencil "2d" | "3d"; empty where an op has one kind
+  std::vector<std::pair<std::string, std::int64_t>> sizes;  // the parameters, also written to JSON
+  std::string path;  // Matrix Market file (kind "mtx")
+  std::string series;  // --sweep: the size series this case belongs to (empty otherwise)
+
+  std::int64_t get(const std::string& key, std::int64_t fallback = 0) const {
+    for (const auto& [k, v] : sizes)
+      if (k == key) return v;
+    return fallback;
+  }
+};
+
+}  // namespace bench

@@ -1,0 +1,303 @@
+// Case sizes. The guiding rule: at --size medium and large, bandwidth-bound cases are several
+// times larger than the last-level cache (32 MiB on this 2-core VM, up to a few hundred MiB on
+// servers), so they measure memory, not cache; medium finishes the whole default run in a few
+// minutes on 2 cores; large holds the sizes of the CPU issue's targets (issue 3); small is tiny
+// and odd-sized (primes, one past powers of two) for CI smoke runs and QEMU.
+#include "cases.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+namespace bench {
+
+namespace {
+
+using tessera::Op;
+
+// 33554432 -> "32M", 1000003 -> "1000003": readable sizes for case names.
+std::string count(std::int64_t n) {
+  if (n >= (1 << 20) && n % (1 << 20) == 0) return std::to_string(n >> 20) + "M";
+  if (n >= (1 << 10) && n % (1 << 10) == 0 && n < (1 << 20)) return std::to_string(n >> 10) + "K";
+  return std::to_string(n);
+}
+
+// The table's name of a case, from its kind and sizes.
+std::string describe(const CaseSpec& c) {
+  auto g = [&](const char* k) { return c.get(k); };
+  std::ostringstream s;
+  switch (c.op) {
+    case Op::reduce: s << "sum n=" << count(g("n")); break;
+    case Op::dot: s << "n=" << count(g("n")); break;
+    case Op::spmv:
+      if (c.kind == "laplace3d") s << "laplace3d " << g("n") << "^3";
+      else if (c.kind == "laplace2d") s << "laplace2d " << g("n") << "^2";
+      else if (c.kind == "random") s << "random " << count(g("rows")) << " rows " << g("min_per_row") << "-" << g("max_per_row") << "/row";
+      else if (c.kind == "powerlaw") s << "powerlaw " << count(g("rows")) << " rows " << g("min_len") << "-" << g("max_len") << "/row";
+      else s << std::filesystem::path(c.path).filename().string();
+      break;
+    case Op::trsv: s << "n=" << g("n"); break;
+    case Op::trsm: s << "n=" << g("n") << " nrhs=" << g("nrhs"); break;
+    case Op::sptrsv: s << "lower(laplace3d " << g("n") << "^3)"; break;
+    case Op::gemm: s << "n=" << g("n"); break;
+    case Op::stencil: {
+      const bool two = c.kind == "2d";
+      const auto r = g("radius");
+      s << (two ? "2d " : "3d ") << (two ? 4 * r + 1 : 6 * r + 1) << "-pt " << g("n") << (two ? "^2" : "^3") << " x"
+        << g("steps");
+      break;
+    }
+    case Op::conv2d: s << g("n") << "^2 " << g("k") << "x" << g("k"); break;
+    case Op::conv_layer:
+      s << "N" << g("N") << " C" << g("C") << " " << g("HW") << "x" << g("HW") << " K" << g("K") << " " << g("RS") << "x"
+        << g("RS") << " p" << g("pad");
+      if (g("stride") > 1) s << " s" << g("stride");
+      break;
+  }
+  return s.str();
+}
+
+CaseSpec make(Op op, std::string kind, std::vector<std::pair<std::string, std::int64_t>> sizes) {
+  CaseSpec c;
+  c.op = op;
+  c.kind = std::move(kind);
+  c.sizes = std::move(sizes);
+  c.name = describe(c);
+  return c;
+}
+
+constexpr std::int64_t M = 1 << 20;
+
+std::vector<CaseSpec> small_cases(Op op) {
+  switch (op) {
+    case Op::reduce: return {make(op, "", {{"n", 1000003}})};
+    case Op::dot: return {make(op, "", {{"n", 1000003}})};
+    case Op::spmv:
+      return {make(op, "laplace3d", {{"n", 20}}),
+              make(op, "random", {{"rows", 10007}, {"min_per_row", 5}, {"max_per_row", 8}}),
+              make(op, "powerlaw", {{"rows", 10007}, {"min_len", 3}, {"max_len", 1000}})};
+    case Op::trsv: return {make(op, "", {{"n", 257}})};
+    case Op::trsm: return {make(op, "", {{"n", 129}, {"nrhs", 17}})};
+    case Op::sptrsv: return {make(op, "", {{"n", 20}})};
+    case Op::gemm: return {make(op, "", {{"n", 127}})};
+    case Op::stencil:
+      return {make(op, "2d", {{"n", 257}, {"radius", 1}, {"steps", 4}}),
+              make(op, "3d", {{"n", 33}, {"radius", 1}, {"steps", 4}}),
+              make(op, "3d", {{"n", 33}, {"radius", 4}, {"steps", 4}})};
+    case Op::conv2d: return {make(op, "", {{"n", 257}, {"k", 5}})};
+    case Op::conv_layer:
+      return {make(op, "", {{"N", 2}, {"C", 8}, {"HW", 15}, {"K", 8}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
+  }
+  return {};
+}
+
+std::vector<CaseSpec> medium_cases(Op op) {
+  switch (op) {
+    // 32M elements: 128 MiB (f32) / 256 MiB (f64) per vector, 4-8x the LLC.
+    case Op::reduce: return {make(op, "", {{"n", 32 * M}})};
+    case Op::dot: return {make(op, "", {{"n", 32 * M}})};
+    // 96^3: 885K rows, 6.1M nonzeros, ~60 MB in f32 (64^3 would fit the LLC).
+    case Op::spmv:
+      return {make(op, "laplace3d", {{"n", 96}}),
+              make(op, "random", {{"rows", M}, {"min_per_row", 5}, {"max_per_row", 8}}),
+              make(op, "powerlaw", {{"rows", M}, {"min_len", 3}, {"max_len", 10000}})};
+    case Op::trsv: return {make(op, "", {{"n", 4096}})};
+    case Op::trsm: return {make(op, "", {{"n", 2048}, {"nrhs", 64}})};
+    case Op::sptrsv: return {make(op, "", {{"n", 96}})};
+    case Op::gemm: return {make(op, "", {{"n", 1024}})};
+    // 192^3 (28 MiB per f32 grid) and 4096^2 (64 MiB): 128^3 and 2048^2 grids would sit in
+    // the LLC across the 10 steps and report cache, not memory, bandwidth.
+    case Op::stencil:
+      return {make(op, "2d", {{"n", 4096}, {"radius", 1}, {"steps", 10}}),
+              make(op, "3d", {{"n", 192}, {"radius", 1}, {"steps", 10}}),
+              make(op, "3d", {{"n", 192}, {"radius", 4}, {"steps", 10}})};
+    case Op::conv2d: return {make(op, "", {{"n", 2048}, {"k", 5}})};
+    case Op::conv_layer:
+      return {make(op, "", {{"N", 8}, {"C", 64}, {"HW", 28}, {"K", 64}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
+  }
+  return {};
+}
+
+std::vector<CaseSpec> large_cases(Op op) {
+  switch (op) {
+    case Op::reduce: return {make(op, "", {{"n", 64 * M}})};  // 256 MiB in f32
+    case Op::dot: return {make(op, "", {{"n", 64 * M}})};
+    case Op::spmv:
+      return {make(op, "laplace3d", {{"n", 128}}),
+              make(op, "laplace2d", {{"n", 2048}}),
+              make(op, "random", {{"rows", 4 * M}, {"min_per_row", 5}, {"max_per_row", 8}}),
+              make(op, "powerlaw", {{"rows", 4 * M}, {"min_len", 3}, {"max_len", 10000}})};
+    case Op::trsv: return {make(op, "", {{"n", 16384}})};
+    case Op::trsm: return {make(op, "", {{"n", 4096}, {"nrhs", 128}})};
+    case Op::sptrsv: return {make(op, "", {{"n", 128}})};
+    case Op::gemm: return {make(op, "", {{"n", 2048}})};
+    case Op::stencil:
+      return {make(op, "3d", {{"n", 256}, {"radius", 1}, {"steps", 10}}),
+              make(op, "3d", {{"n", 256}, {"radius", 4}, {"steps", 10}}),
+              make(op, "2d", {{"n", 8192}, {"radius", 1}, {"steps", 10}})};
+    case Op::conv2d: return {make(op, "", {{"n", 4096}, {"k", 5}})};
+    case Op::conv_layer:  // the layer of the book (AlexNet conv4-like)
+      return {make(op, "", {{"N", 128}, {"C", 384}, {"HW", 13}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
+  }
+  return {};
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  const auto e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The size parameter a sweep varies, the factor between points and the number of points;
+// factors make each point about 4x the work (or traffic) of the one before.
+struct SweepAxis {
+  const char* key;
+  double factor;
+  int points;
+  std::int64_t min_value;
+};
+
+SweepAxis sweep_axis(Op op) {
+  switch (op) {
+    case Op::reduce:
+    case Op::dot: return {"n", 4, 8, 1024};          // linear in n
+    case Op::spmv: return {"n", 1.5874, 7, 8};       // laplace3d: rows ~ n^3
+    case Op::trsv: return {"n", 2, 6, 64};           // n^2
+    case Op::trsm: return {"n", 2, 5, 64};           // n^2 * nrhs
+    case Op::sptrsv: return {"n", 1.5874, 6, 8};     // rows ~ n^3
+    case Op::gemm: return {"n", 1.5874, 7, 32};      // n^3
+    case Op::stencil: return {"n", 1.5874, 6, 16};   // 3d: n^3 (2d: n^2)
+    case Op::conv2d: return {"n", 2, 6, 64};         // n^2
+    case Op::conv_layer: return {"N", 4, 4, 1};      // linear in the batch
+  }
+  return {"n", 2, 4, 1};
+}
+
+}  // namespace
+
+std::vector<CaseSpec> sweep_cases(Op op, const std::string& size) {
+  const auto base = default_cases(op, size);
+  if (base.empty()) return {};
+  const SweepAxis ax = sweep_axis(op);
+  std::vector<CaseSpec> out;
+  double v = static_cast<double>(base.front().get(ax.key));
+  for (int p = 0; p < ax.points; ++p, v /= ax.factor) {
+    const auto value = static_cast<std::int64_t>(v + 0.5);
+    if (value < ax.min_value) break;
+    CaseSpec c = base.front();
+    for (auto& kv : c.sizes)
+      if (kv.first == ax.key) kv.second = value;
+    c.name = describe(c);
+    c.series = std::string(tessera::to_string(op)) + (c.kind.empty() ? "" : " " + c.kind) + " over " + ax.key;
+    if (out.empty() || out.back().name != c.name) out.push_back(std::move(c));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+tessera::Op parse_op(const std::string& name) {
+  for (Op op : tessera::all_ops)
+    if (name == tessera::to_string(op)) return op;
+  throw std::invalid_argument("unknown operation '" + name +
+                              "', expected one of reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer");
+}
+
+std::vector<CaseSpec> default_cases(Op op, const std::string& size) {
+  if (size == "small") return small_cases(op);
+  if (size == "large") return large_cases(op);
+  return medium_cases(op);
+}
+
+CaseSpec parse_case(const std::string& text) {
+  // OP[:KIND][:key=value,...]
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  for (std::string p; std::getline(ss, p, ':');) parts.push_back(trim(p));
+  if (parts.empty() || parts[0].empty()) throw std::invalid_argument("--case '" + text + "': expected OP[:KIND][:key=value,...]");
+  const Op op = parse_op(parts[0]);
+  std::string kind, assignments;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i].find('=') != std::string::npos) assignments = parts[i];
+    else kind = parts[i];
+  }
+  auto base = medium_cases(op);
+  auto it = std::find_if(base.begin(), base.end(), [&](const CaseSpec& c) { return kind.empty() || c.kind == kind; });
+  if (it == base.end()) {
+    std::string kinds;
+    for (const auto& c : base)
+      if (kinds.find(c.kind) == std::string::npos) kinds += (kinds.empty() ? "" : ", ") + c.kind;
+    throw std::invalid_argument("--case '" + text + "': unknown kind '" + kind + "' for " + parts[0] + " (known: " + kinds + ")");
+  }
+  CaseSpec c = *it;
+  std::stringstream as(assignments);
+  for (std::string a; std::getline(as, a, ',');) {
+    if (trim(a).empty()) continue;
+    const auto eq = a.find('=');
+    const std::string key = trim(a.substr(0, eq));
+    const bool known = std::any_of(c.sizes.begin(), c.sizes.end(), [&](const auto& kv) { return kv.first == key; });
+    if (eq == std::string::npos || !known) {
+      std::string keys;
+      for (const auto& kv : c.sizes) keys += (keys.empty() ? "" : ", ") + kv.first;
+      throw std::invalid_argument("--case '" + text + "': '" + trim(a) + "' is not key=value with a key of " + keys);
+    }
+    std::int64_t v = 0;
+    try {
+      std::size_t used = 0;
+      v = std::stoll(trim(a.substr(eq + 1)), &used);
+      if (used != trim(a.substr(eq + 1)).size() || v < 0) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--case '" + text + "': the value of " + key + " must be a non-negative integer");
+    }
+    for (auto& kv : c.sizes)
+      if (kv.first == key) kv.second = v;
+  }
+  c.name = describe(c);
+  return c;
+}
+
+std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::directory_iterator(p)) {
+        const std::string name = e.path().filename().string();
+        auto ends = [&](const std::string& suf) {
+          return name.size() >= suf.size() && name.compare(name.size() - suf.size(), suf.size(), suf) == 0;
+        };
+        if (e.is_regular_file() && (ends(".mtx") || ends(".mtx.gz"))) found.push_back(e.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(p);  // a missing file is reported as that case's error
+    }
+  }
+  std::vector<CaseSpec> cases;
+  for (const auto& f : files) {
+    CaseSpec c;
+    c.op = Op::spmv;
+    c.kind = "mtx";
+    c.path = f;
+    c.name = describe(c);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::vector<std::string> large_collection_matrices(const std::string& dir) {
+  // The largest real matrices of ../shared/data/matrices (MANIFEST.md), 250K-1.6M nonzeros.
+  static const char* names[] = {"dblp-2010.mtx.gz", "cage11.mtx.gz", "delaunay_n16.mtx.gz",
+                                "vsp_model1_crew1_cr42_south31.mtx.gz", "ct2010.mtx.gz", "EX5.mtx.gz",
+                                "bcsstk16.mtx.gz", "Dubcova1.mtx.gz"};
+  std::vector<std::string> out;
+  for (const char* n : names) {
+    const auto p = std::filesystem::path(dir) / n;
+    if (std::filesystem::is_regular_file(p)) out.push_back(p.string());
+  }
+  return out;
+}
+
+}  // namespace bench

@@ -1,0 +1,108 @@
+// The command line (CLI11). Defaults make the README's plain `tessera-bench` a complete
+// comparison on every available device in a few minutes on 2 cores.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+
+#include "cases.hpp"
+#include "options.hpp"
+
+namespace bench {
+
+namespace {
+
+std::string quote_arg(const std::string& a) {
+  if (!a.empty() && a.find_first_of(" \t\"'\\$`") == std::string::npos) return a;
+  std::string q = "'";
+  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace
+
+bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
+  CLI::App app{
+      "tessera-bench: every Tessera operation on every available device, beside the vendor baselines "
+      "(OpenBLAS, Eigen, oneDNN), with measured peaks and a check of every result against the reference backend."};
+  app.get_formatter()->column_width(34);
+
+  std::vector<std::string> ops, dtypes, devices = {"all"};
+  std::vector<std::string> cases;
+  bool no_baselines = false, no_check = false;
+  app.add_option("--ops", ops,
+                 "operations to run, comma-separated (default: all): reduce, dot, spmv, trsv, trsm, sptrsv, gemm, "
+                 "stencil, conv2d, conv_layer")
+      ->delimiter(',');
+  app.add_option("--dtypes", dtypes, "f32, f64 or both (default: both)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f32", "f64"}));
+  app.add_option("--devices", devices,
+                 "device specs (cpu, reference, cuda:0, opencl:1, ...) or 'all' (default). With 'all', the reference "
+                 "device is timed only at --size small (elsewhere it is the correctness oracle only: it is plain "
+                 "sequential loops); name it to time it anyway")
+      ->delimiter(',');
+  app.add_option("--size", out.size, "named case sizes: small (CI smoke), medium (default), large (the issue-3 sizes)")
+      ->check(CLI::IsMember({"small", "medium", "large"}));
+  app.add_option("--case", cases,
+                 "explicit case OP[:KIND][:key=value,...], repeatable; replaces the named-size cases. E.g. gemm:n=3000, "
+                 "spmv:random:rows=2000000, stencil:3d:n=300,radius=4 (unspecified keys keep their medium value)");
+  app.add_flag("--sweep", out.sweep,
+               "instead of the named cases, a size series per operation up to its --size case (time against size: "
+               "growth and cache boundaries)");
+  app.add_option("--report", out.report_dir,
+                 "write DIR/index.html: a self-contained page with charts (bars per device and implementation, "
+                 "time-against-size lines for series), viewable offline");
+  app.add_option("--matrix", out.matrices, "Matrix Market file or folder of them: adds spmv cases, repeatable");
+  app.add_option("--filter", out.case_filter, "run only cases whose name contains one of these substrings")
+      ->delimiter(',');
+  app.add_option("--min-time", out.min_time_s, "seconds of timed calls per measurement (default 0.3)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--reps", out.reps, "minimum timed calls per measurement (default 3)")->check(CLI::Range(1, 1000000));
+  app.add_option("--json", out.json_path, "write every measurement and the run's header as JSON");
+  app.add_option("--csv", out.csv_path, "write every measurement as CSV (one row per table row)");
+  app.add_flag("--no-baselines", no_baselines, "skip the vendor baselines");
+  app.add_flag("--no-check", no_check, "skip the correctness check (and the reference oracle runs)");
+  std::string openblas_core;  // acted on before parsing (openblas_coretype.cpp); listed for --help
+  app.add_option("--openblas-coretype", openblas_core,
+                 "OpenBLAS core type to load (e.g. SkylakeX, Haswell); default: OPENBLAS_CORETYPE if set, else "
+                 "SkylakeX on AVX-512 CPUs, else OpenBLAS's own choice");
+  app.add_option("--corrupt", out.corrupt_op,
+                 "testing: perturb one element of Tessera's results of this operation before the check, to see a FAILED "
+                 "row and exit status 1")
+      ->group("Testing");
+  app.add_flag("--list", out.list_only, "print the cases and devices that would run, and exit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    exit_code = app.exit(e);
+    return false;
+  }
+
+  try {
+    if (ops.empty())
+      out.ops.assign(tessera::all_ops.begin(), tessera::all_ops.end());
+    else
+      for (const auto& o : ops) out.ops.push_back(parse_op(o));
+    for (const auto& c : cases) out.explicit_cases.push_back(parse_case(c));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+    exit_code = 2;
+    return false;
+  }
+  if (dtypes.empty()) dtypes = {"f32", "f64"};
+  for (const auto& d : dtypes) out.dtypes.push_back(d == "f32" ? tessera::DType::f32 : tessera::DType::f64);
+
+  out.devices_all = std::find(devices.begin(), devices.end(), "all") != devices.end();
+  out.devices.clear();
+  if (!out.devices_all) out.devices = devices;
+  out.time_reference =
+      out.size == "small" || std::find(out.devices.begin(), out.devices.end(), "reference") != out.devices.end();
+  out.baselines = !no_baselines;
+  out.check = !no_check;
+
+  for (int i = 0; i < argc; ++i) out.command_line += (i ? " " : "") + quote_arg(argv[i]);
+  return true;
+}
+
+}  // namespace bench

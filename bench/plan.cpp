@@ -1,0 +1,375 @@
+#include "plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "baselines/baselines.hpp"
+#include "cases.hpp"
+#include "check.hpp"
+#include "machine.hpp"
+#include "measure.hpp"
+#include "peaks.hpp"
+#include "progress.hpp"
+#include "tessera/device.hpp"
+#include "tessera/errors.hpp"
+#include "workload.hpp"
+
+namespace bench {
+
+namespace {
+
+struct TimedDevice {
+  tessera::Device device;
+  const Peaks* peaks = nullptr;  // null when the peak could not be measured
+};
+
+struct Unit {
+  CaseSpec spec;
+  tessera::DType dtype;
+};
+
+std::uint64_t g_llc_bytes = 0;  // set once at the start of run_bench
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// Runs `f`; turns an exception into a row status: NotImplemented and unavailable backends are
+// "n/a" (a gap, not a fault); anything else is an "error" that fails the run.
+template <class F>
+bool guarded(Row& row, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const tessera::NotImplemented& e) {
+    row.check = "n/a";
+    row.note = first_line(e.what());
+  } catch (const tessera::BackendUnavailable& e) {
+    row.check = "n/a";
+    row.note = first_line(e.what());
+  } catch (const Skipped& e) {
+    row.check = "n/a";
+    row.note = first_line(e.what());
+  } catch (const std::exception& e) {
+    row.check = "error";
+    row.note = first_line(e.what());
+  }
+  return false;
+}
+
+std::vector<Unit> plan_units(const Options& o) {
+  std::vector<CaseSpec> specs;
+  for (tessera::Op op : o.ops) {
+    std::vector<CaseSpec> cases;
+    if (!o.explicit_cases.empty()) {
+      for (const auto& c : o.explicit_cases)
+        if (c.op == op) cases.push_back(c);
+    } else if (o.sweep) {
+      cases = sweep_cases(op, o.size);
+    } else {
+      cases = default_cases(op, o.size);
+    }
+    if (op == tessera::Op::spmv && !o.sweep) {
+      std::vector<std::string> mtx = o.matrices;
+      if (o.size == "large" && o.explicit_cases.empty()) {
+        const auto extra = large_collection_matrices(TESSERA_BENCH_DEFAULT_MATRIX_DIR);
+        mtx.insert(mtx.end(), extra.begin(), extra.end());
+      }
+      const auto m = matrix_market_cases(mtx);
+      cases.insert(cases.end(), m.begin(), m.end());
+    }
+    for (auto& c : cases) {
+      const bool keep = o.case_filter.empty() || std::any_of(o.case_filter.begin(), o.case_filter.end(), [&](const auto& f) {
+                          return c.name.find(f) != std::string::npos;
+                        });
+      if (keep) specs.push_back(std::move(c));
+    }
+  }
+  std::vector<Unit> units;
+  for (const auto& s : specs)
+    for (auto dt : o.dtypes) units.push_back({s, dt});
+  return units;
+}
+
+Row base_row(const Workload& w, const std::vector<std::pair<std::string, std::int64_t>>& sizes) {
+  Row r;
+  r.op = tessera::to_string(w.spec().op);
+  r.dtype = tessera::to_string(w.dtype());
+  r.case_name = w.spec().name;
+  r.series = w.spec().series;
+  r.sizes = sizes;
+  return r;
+}
+
+void fill_rates(Row& row, const Workload& w, const Timing& t, const Peaks* peaks) {
+  // Only CPUs share the host's cache; peaks->scope says whether this is one.
+  if (peaks && peaks->scope == "host" && w.bound() != Bound::flops && g_llc_bytes > 0)
+    row.in_llc = w.footprint_bytes() < 2.0 * static_cast<double>(g_llc_bytes);
+  row.reps = t.reps;
+  row.first_call_ms = t.first_call_ms;
+  row.median_ms = t.median_ms;
+  row.min_ms = t.min_ms;
+  row.max_ms = t.max_ms;
+  row.gflops = w.flops() / t.median_ms * 1e-6;
+  row.gbs = w.bytes() / t.median_ms * 1e-6;
+  if (peaks) {
+    const double peak = peak_for(*peaks, w.bound(), w.dtype(), &row.peak_name);
+    const double achieved = w.bound() == Bound::flops ? row.gflops : row.gbs;
+    if (peak > 0) row.pct_peak = 100.0 * achieved / peak;
+  }
+}
+
+// Measures one runner and checks its last result; fills the row.
+void measure_and_check(Row& row, Runner& runner, const Workload& w, const Peaks* peaks, const Options& o,
+                       const Oracle& oracle, std::vector<double>* result_out = nullptr) {
+  MeasureOptions mo;
+  mo.min_time_s = o.min_time_s;
+  mo.min_reps = o.reps;
+  const Timing t = measure(runner, mo);
+  fill_rates(row, w, t, peaks);
+  if (runner.setup_ms() >= 0) row.setup_ms = runner.setup_ms();
+  row.impl_detail = runner.detail();
+  std::vector<double> got = runner.result();
+  if (!o.corrupt_op.empty() && o.corrupt_op == row.op && !row.is_baseline && !result_out && !got.empty())
+    got[got.size() / 2] += 1.0 + 2.0 * std::fabs(got[got.size() / 2]);  // far outside any tolerance
+  if (result_out) {  // this run is the oracle itself
+    *result_out = std::move(got);
+    row.check = "oracle";
+    row.oracle = "reference";
+    return;
+  }
+  const CheckResult c = o.check ? check_result(oracle, got, w.dtype()) : CheckResult{"unchecked", -1, "--no-check"};
+  row.check = c.status;
+  row.oracle = oracle.source;
+  if (c.error >= 0) row.check_error = c.error;
+  if (!c.detail.empty()) row.note = c.detail;
+  if (c.status == "FAILED") {  // a wrong result is not a speed: no time, rate or ratio is reported for it
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " (median %.4g ms, not reported)", row.median_ms);
+    row.note += buf;
+    row.median_ms = row.min_ms = row.max_ms = row.gflops = row.gbs = row.pct_peak = NAN;
+  }
+}
+
+// The oracle when the reference device is not timed: one untimed reference call on the same
+// inputs, or a host-computed sample when that would take too long (see check.hpp).
+Oracle compute_oracle(Workload& w, const tessera::Device& reference, const Options& o) {
+  Oracle oracle;
+  if (!o.check) {
+    oracle.why_none = "--no-check";
+    return oracle;
+  }
+  if (w.has_sampled_oracle() && w.oracle_cost() > kOracleBudgetFlops) return w.sampled_oracle();
+  std::string why;
+  try {
+    if (!reference) throw tessera::BackendUnavailable("the reference device could not be opened");
+    auto r = w.tessera_runner(reference);
+    r->reset();
+    r->run();
+    r->sync();
+    oracle.expected = r->result();
+    oracle.source = "reference";
+    oracle.scale = w.check_scale();
+    return oracle;
+  } catch (const std::exception& e) {
+    why = "reference: " + first_line(e.what());
+  }
+  // No reference result: a sample computed on the host still catches a wrong answer.
+  if (w.has_sampled_oracle()) return w.sampled_oracle();
+  oracle.why_none = why;
+  return oracle;
+}
+
+}  // namespace
+
+RunOutput run_bench(const Options& o) {
+  RunOutput out;
+  RunInfo& info = out.info;
+  info = collect_run_info(o);
+  g_llc_bytes = info.llc_bytes;
+
+  // ---- devices ----
+  std::vector<std::string> specs;
+  if (o.devices_all) {
+    for (const auto& d : tessera::devices()) specs.push_back(d.spec);
+  } else {
+    specs = o.devices;
+  }
+  for (const auto& b : tessera::backends())
+    if (!b.available) info.unavailable.emplace_back(b.name, b.reason);
+
+  tessera::Device reference;
+  try {
+    reference = tessera::Device::open("reference");
+  } catch (const std::exception& e) {
+    info.notes.push_back(std::string("reference device unavailable (no correctness oracle): ") + e.what());
+  }
+
+  std::vector<TimedDevice> timed;
+  for (const auto& spec : specs) {
+    if (spec == "reference" && !o.time_reference) {
+      info.notes.push_back(
+          "reference device: correctness oracle only (plain sequential loops: too slow to time at --size " + o.size +
+          "; --devices reference,... times it)");
+      continue;
+    }
+    try {
+      timed.push_back({tessera::Device::open(spec), nullptr});
+    } catch (const std::exception& e) {
+      info.notes.push_back("device " + spec + " skipped: " + first_line(e.what()));
+      std::fprintf(stderr, "tessera-bench: device %s skipped: %s\n", spec.c_str(), first_line(e.what()).c_str());
+    }
+  }
+  // The reference (if timed) runs first: its result is then the oracle of the devices after it.
+  std::stable_partition(timed.begin(), timed.end(), [](const TimedDevice& d) { return d.device.spec() == "reference"; });
+  for (const auto& td : timed) {
+    const auto& di = td.device.info();
+    info.devices.push_back({di.spec, di.backend, di.name, di.vendor, di.type, di.driver, di.simd_target, di.compute_units,
+                            di.memory_bytes});
+  }
+
+  {
+    std::vector<std::string> timed_specs;
+    for (const auto& td : timed) timed_specs.push_back(td.device.spec());
+    set_baseline_devices(timed_specs);
+  }
+  const auto units = plan_units(o);
+  if (o.list_only) {
+    for (const auto& d : timed) std::printf("device   %s\n", d.device.spec().c_str());
+    for (const auto& u : units)
+      std::printf("case     %-10s %s  %s\n", tessera::to_string(u.spec.op), tessera::to_string(u.dtype), u.spec.name.c_str());
+    return out;
+  }
+
+  // ---- peaks, once per device (the host's once for all CPU devices) ----
+  Progress progress(static_cast<int>(units.size()));
+  info.peaks.reserve(timed.size() + 1);  // rows point into it
+  const Peaks* host_peaks = nullptr;
+  for (auto& td : timed) {
+    const bool on_host = td.device.info().type == "cpu";
+    if (on_host && host_peaks) {
+      td.peaks = host_peaks;
+      continue;
+    }
+    progress.update(0, "measuring the peaks of " + td.device.spec());
+    try {
+      info.peaks.push_back(on_host ? measure_host_peaks() : measure_device_copy_peak(td.device));
+      td.peaks = &info.peaks.back();
+      if (on_host) host_peaks = td.peaks;
+    } catch (const std::exception& e) {
+      info.notes.push_back("peak of " + td.device.spec() + " not measured: " + first_line(e.what()));
+    }
+  }
+  const std::string host_device = "cpu";  // where host baselines' errors are reported
+
+  // ---- the cases ----
+  int index = 0;
+  for (const auto& u : units) {
+    ++index;
+    const std::string what = std::string(tessera::to_string(u.spec.op)) + " " + tessera::to_string(u.dtype) + " " + u.spec.name;
+    auto w = make_workload(u.spec, u.dtype);
+
+    progress.update(index, what + ": generating inputs");
+    Row proto = base_row(*w, u.spec.sizes);
+    const bool generated = guarded(proto, [&] { w->generate(); });
+    if (!generated) {  // the whole case is missing: one row per device says why
+      for (const auto& td : timed) {
+        Row r = proto;
+        r.device = td.device.spec();
+        r.backend = td.device.info().backend;
+        r.impl = "tessera";
+        r.note = "inputs: " + proto.note;
+        out.rows.push_back(r);
+      }
+      if (proto.check == "error") ++out.failures;
+      continue;
+    }
+    proto.sizes = w->sizes();
+    proto.flops = w->flops();
+    proto.bytes = w->bytes();
+    proto.bound = w->bound() == Bound::flops ? "flops" : w->bound() == Bound::read_bandwidth ? "read bandwidth"
+                                                                                              : "triad bandwidth";
+
+    Oracle oracle;
+    const bool reference_timed = !timed.empty() && timed.front().device.spec() == "reference";
+    if (!reference_timed) {
+      progress.update(index, what + ": reference oracle");
+      oracle = compute_oracle(*w, reference, o);
+    } else if (!o.check) {
+      oracle.why_none = "--no-check";
+    }
+
+    const std::size_t first_row = out.rows.size();
+    for (const auto& td : timed) {
+      const bool is_ref = td.device.spec() == "reference";
+      progress.update(index, what + ": " + td.device.spec() + " tessera");
+      Row r = proto;
+      r.device = td.device.spec();
+      r.backend = td.device.info().backend;
+      r.impl = "tessera";
+      std::vector<double> ref_result;
+      const bool produces_oracle = is_ref && o.check;
+      guarded(r, [&] {
+        auto runner = w->tessera_runner(td.device);
+        measure_and_check(r, *runner, *w, td.peaks, o, oracle, produces_oracle ? &ref_result : nullptr);
+      });
+      if (produces_oracle) {
+        if (r.check == "oracle") {
+          oracle.source = "reference";
+          oracle.expected = std::move(ref_result);
+          oracle.scale = w->check_scale();
+        } else {
+          oracle.why_none = "reference: " + r.note;
+          if (w->has_sampled_oracle()) oracle = w->sampled_oracle();
+        }
+      }
+      out.rows.push_back(std::move(r));
+    }
+
+    if (o.baselines) {
+      std::vector<NamedRunner> baselines;
+      Row err = proto;
+      err.device = host_device;
+      err.impl = "baselines";
+      if (!guarded(err, [&] { baselines = w->baseline_runners(); })) out.rows.push_back(err);
+      for (auto& b : baselines) {
+        progress.update(index, what + ": " + b.impl);
+        Row r = proto;
+        r.device = b.device;
+        r.backend = b.impl;
+        r.impl = b.impl;
+        r.is_baseline = true;
+        const Peaks* peaks = host_peaks;
+        for (const auto& td : timed)
+          if (td.device.spec() == b.device) peaks = td.peaks;
+        guarded(r, [&] { measure_and_check(r, *b.runner, *w, peaks, o, oracle); });
+        b.runner.reset();  // frees its copies before the next one allocates
+        out.rows.push_back(std::move(r));
+      }
+    }
+
+    // ratio_to_baseline on each Tessera row: the fastest baseline on the same device whose
+    // result is not wrong.
+    for (std::size_t i = first_row; i < out.rows.size(); ++i) {
+      Row& t = out.rows[i];
+      if (t.is_baseline || !t.measured()) continue;
+      const Row* best = nullptr;
+      for (std::size_t j = first_row; j < out.rows.size(); ++j) {
+        const Row& b = out.rows[j];
+        if (b.is_baseline && b.device == t.device && b.measured() && (!best || b.median_ms < best->median_ms)) best = &b;
+      }
+      if (best) {
+        t.ratio_to_baseline = best->median_ms / t.median_ms;
+        t.baseline = best->impl;
+      }
+    }
+    for (std::size_t i = first_row; i < out.rows.size(); ++i)
+      if (out.rows[i].check == "FAILED" || out.rows[i].check == "error") ++out.failures;
+
+    w->release();
+  }
+  progress.clear();
+  return out;
+}
+
+}  // namespace bench

@@ -1,0 +1,30 @@
+// Runner: one implementation of one workload on one device, as the measurement loop sees it.
+// Tessera on a device and every vendor baseline are runners, so all are timed and checked by
+// the same code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bench {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // Restores operands that the call overwrites in place (trsv's x, a stencil's grid, spmv's y),
+  // so every timed call starts from the same input and the last result can be checked. Untimed.
+  virtual void reset() {}
+  // The timed call.
+  virtual void run() = 0;
+  // Waits until the device has finished all queued work (a no-op for synchronous host code).
+  virtual void sync() {}
+  // The output of the last call, widened to double (scalars as one element).
+  virtual std::vector<double> result() = 0;
+  // Milliseconds of one-off preparation done when the runner was built and reused by every
+  // call (sparse triangular analysis); < 0 when there is none.
+  virtual double setup_ms() const { return -1.0; }
+  // What the implementation chose, when it says (e.g. oneDNN's kernel name); empty otherwise.
+  virtual std::string detail() const { return {}; }
+};
+
+}  // namespace bench

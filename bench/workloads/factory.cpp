@@ -1,0 +1,23 @@
+// make_workload: the one switch from an operation to its workload implementation.
+#include "workload.hpp"
+
+namespace bench {
+
+std::unique_ptr<Workload> make_workload(const CaseSpec& spec, tessera::DType dtype) {
+  using tessera::Op;
+  switch (spec.op) {
+    case Op::reduce:
+    case Op::dot: return make_reduce_workload(spec, dtype);
+    case Op::spmv: return make_spmv_workload(spec, dtype);
+    case Op::trsv:
+    case Op::trsm: return make_trsv_workload(spec, dtype);
+    case Op::sptrsv: return make_sptrsv_workload(spec, dtype);
+    case Op::gemm: return make_gemm_workload(spec, dtype);
+    case Op::stencil: return make_stencil_workload(spec, dtype);
+    case Op::conv2d:
+    case Op::conv_layer: return make_conv_workload(spec, dtype);
+  }
+  return nullptr;
+}
+
+}  // namespace bench

@@ -1,0 +1,96 @@
+// gemm: C = alpha * A * B + beta * C, square n x n, no transposes, alpha = 1, beta = 0.
+//   flops = 2 * m * n * k
+//   bytes = (m*k + k*n + m*n) * sizeof(T) (each matrix once: the minimum traffic)
+// Bound by FLOP/s. Large cases are checked on a sample of entries (see check.hpp).
+#include <algorithm>
+
+#include "baselines/baselines.hpp"
+#include "tessera/dense_matrix.hpp"
+#include "tessera/ops.hpp"
+#include "workloads/common.hpp"
+
+namespace bench {
+
+namespace {
+
+template <class T>
+class TesseraGemm : public Runner {
+ public:
+  TesseraGemm(const tessera::Device& dev, const GemmData<T>& d)
+      : dev_(dev),
+        d_(d),
+        A_(tessera::DenseMatrix<T>::from_host(dev, d.m, d.k, d.A)),
+        B_(tessera::DenseMatrix<T>::from_host(dev, d.k, d.n, d.B)),
+        C_(dev, d.m, d.n) {}
+  void run() override { tessera::gemm(tessera::Trans::N, tessera::Trans::N, d_.alpha, A_, B_, d_.beta, C_); }
+  void sync() override { dev_.synchronize(); }
+  std::vector<double> result() override { return widen(C_.to_host()); }
+
+ private:
+  tessera::Device dev_;
+  const GemmData<T>& d_;
+  tessera::DenseMatrix<T> A_, B_, C_;
+};
+
+template <class T>
+class GemmWorkload : public Workload {
+ public:
+  using Workload::Workload;
+
+  void generate() override {
+    const auto n = spec().get("n");
+    d_.m = d_.n = d_.k = n;
+    d_.A = random_vector<T>(n * n, 0x5eed0401);
+    d_.B = random_vector<T>(n * n, 0x5eed0402);
+  }
+  void release() override { d_ = {}; }
+
+  double flops() const override {
+    return 2.0 * static_cast<double>(d_.m) * static_cast<double>(d_.n) * static_cast<double>(d_.k);
+  }
+  double bytes() const override {
+    return static_cast<double>(d_.m * d_.k + d_.k * d_.n + d_.m * d_.n) * static_cast<double>(sizeof(T));
+  }
+  Bound bound() const override { return Bound::flops; }
+
+  bool has_sampled_oracle() const override { return true; }
+  Oracle sampled_oracle() const override {
+    Oracle o;
+    o.source = "sampled";
+    const std::int64_t total = d_.m * d_.n;
+    const std::int64_t count = std::min<std::int64_t>(total, 4096);
+    o.index.resize(static_cast<std::size_t>(count));
+    o.expected.resize(static_cast<std::size_t>(count));
+    for (std::int64_t s = 0; s < count; ++s)
+      o.index[static_cast<std::size_t>(s)] =
+          count == total ? s : static_cast<std::int64_t>(mix64(0x5eed0403 + static_cast<std::uint64_t>(s)) %
+                                                         static_cast<std::uint64_t>(total));
+    std::sort(o.index.begin(), o.index.end());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::int64_t s = 0; s < count; ++s) {
+      const std::int64_t i = o.index[static_cast<std::size_t>(s)] / d_.n, j = o.index[static_cast<std::size_t>(s)] % d_.n;
+      double acc = 0;
+      for (std::int64_t p = 0; p < d_.k; ++p)
+        acc += static_cast<double>(d_.A[static_cast<std::size_t>(i * d_.k + p)]) *
+               static_cast<double>(d_.B[static_cast<std::size_t>(p * d_.n + j)]);
+      o.expected[static_cast<std::size_t>(s)] = static_cast<double>(d_.alpha) * acc;  // beta = 0
+    }
+    return o;
+  }
+
+  std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
+    return std::make_unique<TesseraGemm<T>>(dev, d_);
+  }
+  std::vector<NamedRunner> baseline_runners() override { return gemm_baselines<T>(d_); }
+
+ private:
+  GemmData<T> d_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_gemm_workload(const CaseSpec& spec, tessera::DType dtype) {
+  return make_typed<GemmWorkload>(spec, dtype);
+}
+
+}  // namespace bench

@@ -1,0 +1,94 @@
+// reduce (sum of x) and dot(x, y).
+//   reduce sum: flops = n (one add per element), bytes = n * sizeof(T) (x read once)
+//   dot:        flops = 2n (multiply + add),     bytes = 2n * sizeof(T) (x and y read once)
+// Both are bound by read bandwidth; the vectors are sized far above the last-level cache.
+#include <cmath>
+
+#include "baselines/baselines.hpp"
+#include "tessera/ops.hpp"
+#include "tessera/vector.hpp"
+#include "workloads/common.hpp"
+
+namespace bench {
+
+namespace {
+
+template <class T>
+class TesseraReduce : public Runner {
+ public:
+  TesseraReduce(const tessera::Device& dev, const std::vector<T>& x)
+      : dev_(dev), x_(tessera::Vector<T>::from_host(dev, x)) {}
+  void run() override { value_ = tessera::sum(x_); }
+  void sync() override { dev_.synchronize(); }
+  std::vector<double> result() override { return {static_cast<double>(value_)}; }
+
+ private:
+  tessera::Device dev_;
+  tessera::Vector<T> x_;
+  T value_{};
+};
+
+template <class T>
+class TesseraDot : public Runner {
+ public:
+  TesseraDot(const tessera::Device& dev, const DotData<T>& d)
+      : dev_(dev), x_(tessera::Vector<T>::from_host(dev, d.x)), y_(tessera::Vector<T>::from_host(dev, d.y)) {}
+  void run() override { value_ = tessera::dot(x_, y_); }
+  void sync() override { dev_.synchronize(); }
+  std::vector<double> result() override { return {static_cast<double>(value_)}; }
+
+ private:
+  tessera::Device dev_;
+  tessera::Vector<T> x_, y_;
+  T value_{};
+};
+
+template <class T>
+class ReduceWorkload : public Workload {
+ public:
+  using Workload::Workload;
+  bool is_dot() const { return spec().op == tessera::Op::dot; }
+  std::int64_t n() const { return spec().get("n"); }
+
+  void generate() override {
+    d_.x = random_vector<T>(n(), 0x5eed0001);
+    if (is_dot()) d_.y = random_vector<T>(n(), 0x5eed0002);
+    // sum |terms| in double, the scale of the check (the sum itself cancels to ~sqrt(n)).
+    double s = 0;
+    const T* x = d_.x.data();
+    const T* y = is_dot() ? d_.y.data() : nullptr;
+    const std::int64_t len = n();
+#pragma omp parallel for reduction(+ : s)
+    for (std::int64_t i = 0; i < len; ++i) s += std::fabs(static_cast<double>(x[i]) * (y ? y[i] : T(1)));
+    scale_ = s;
+  }
+  void release() override { d_ = {}; }
+
+  double flops() const override { return (is_dot() ? 2.0 : 1.0) * static_cast<double>(n()); }
+  double bytes() const override {
+    return (is_dot() ? 2.0 : 1.0) * static_cast<double>(n()) * static_cast<double>(sizeof(T));
+  }
+  Bound bound() const override { return Bound::read_bandwidth; }
+  double check_scale() const override { return scale_; }
+
+  std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
+    if (is_dot()) return std::make_unique<TesseraDot<T>>(dev, d_);
+    return std::make_unique<TesseraReduce<T>>(dev, d_.x);
+  }
+  std::vector<NamedRunner> baseline_runners() override {
+    if (is_dot()) return dot_baselines<T>(d_);
+    return {};
+  }
+
+ private:
+  DotData<T> d_;  // reduce uses x only
+  double scale_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_reduce_workload(const CaseSpec& spec, tessera::DType dtype) {
+  return make_typed<ReduceWorkload>(spec, dtype);
+}
+
+}  // namespace bench

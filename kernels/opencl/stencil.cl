@@ -1,0 +1,103 @@
+// One Jacobi step of the star stencil of radius RADIUS on a 2D (DIM3 = 0) or 3D grid, x
+// fastest: dst(interior) = c0 * src + sum_d c_d * (the 2 * ndim neighbours at distance d).
+// The host ping-pongs between u and a scratch copy of it, so boundary cells (within RADIUS of
+// a face), never written, keep their values in both. RADIUS and DIM3 are compile-time: the
+// neighbour loop unrolls completely, leaving the work-item body straight-line code that the
+// compilers vectorise (PoCL across work-items along x).
+
+#ifndef RADIUS
+#define RADIUS 1
+#endif
+#ifndef DIM3
+#define DIM3 0
+#endif
+
+// Global size: the interior (nx - 2R, ny - 2R, nz - 2R), rounded up to the work-group shape.
+__kernel void stencil_step(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
+                           REAL c1, REAL c2, REAL c3, REAL c4) {
+  const long x = get_global_id(0) + RADIUS, y = get_global_id(1) + RADIUS;
+#if DIM3
+  const long z = get_global_id(2) + RADIUS;
+  if (x >= nx - RADIUS || y >= ny - RADIUS || z >= nz - RADIUS) return;
+  const long sz = nx * ny;
+#else
+  const long z = 0;
+  if (x >= nx - RADIUS || y >= ny - RADIUS) return;
+#endif
+  const long i = (z * ny + y) * nx + x;
+  const REAL c[5] = {c0, c1, c2, c3, c4};
+  REAL v = c[0] * src[i];
+#pragma unroll
+  for (int d = 1; d <= RADIUS; ++d) {
+    REAL nb = src[i - d] + src[i + d] + src[i - d * nx] + src[i + d * nx];
+#if DIM3
+    nb += src[i - d * sz] + src[i + d * sz];
+#endif
+    v += c[d] * nb;
+  }
+  dst[i] = v;
+}
+
+// cpu: each work-item computes VW consecutive cells of ROWS consecutive rows with unaligned
+// vector loads (explicit SIMD, not left to the implicit vectoriser), so there are few, fat
+// work-items (a CPU driver pays per work-group, not per FLOP). A row's last vector is shifted
+// back to end at the row's end: it recomputes a few cells of its neighbour with the same
+// result instead of finishing cell by cell. Rows shorter than VW go cell by cell.
+// Global size: (ceil((nx - 2R) / VW), ceil((ny - 2R) / ROWS), nz - 2R), rounded up to the group.
+#ifndef VW
+#define VW 16
+#endif
+#ifndef ROWS
+#define ROWS 4
+#endif
+#if VW > 1
+__kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
+                               REAL c1, REAL c2, REAL c3, REAL c4) {
+  const long x_end = nx - RADIUS;
+  long x0 = get_global_id(0) * VW + RADIUS;
+  const long y0 = get_global_id(1) * ROWS + RADIUS;
+#if DIM3
+  const long z = get_global_id(2) + RADIUS;
+  if (x0 >= x_end || y0 >= ny - RADIUS || z >= nz - RADIUS) return;
+  const long sz = nx * ny;
+#else
+  const long z = 0;
+  if (x0 >= x_end || y0 >= ny - RADIUS) return;
+#endif
+  const REAL c[5] = {c0, c1, c2, c3, c4};
+  const long y1 = min(y0 + ROWS, ny - RADIUS);
+  if (x_end - RADIUS >= VW) {
+    if (x0 + VW > x_end) x0 = x_end - VW;
+    for (long y = y0; y < y1; ++y) {
+      const long i0 = (z * ny + y) * nx + x0;
+      REALV(VW) v = c[0] * VLOADN(VW)(0, src + i0);
+#pragma unroll
+      for (int d = 1; d <= RADIUS; ++d) {
+        REALV(VW) nb = VLOADN(VW)(0, src + i0 - d) + VLOADN(VW)(0, src + i0 + d) +
+                       VLOADN(VW)(0, src + i0 - d * nx) + VLOADN(VW)(0, src + i0 + d * nx);
+#if DIM3
+        nb += VLOADN(VW)(0, src + i0 - d * sz) + VLOADN(VW)(0, src + i0 + d * sz);
+#endif
+        v += c[d] * nb;
+      }
+      VSTOREN(VW)(v, 0, dst + i0);
+    }
+    return;
+  }
+  for (long y = y0; y < y1; ++y) {
+    for (long x = x0; x < x_end; ++x) {
+      const long i = (z * ny + y) * nx + x;
+      REAL v = c[0] * src[i];
+#pragma unroll
+      for (int d = 1; d <= RADIUS; ++d) {
+        REAL nb = src[i - d] + src[i + d] + src[i - d * nx] + src[i + d * nx];
+#if DIM3
+        nb += src[i - d * sz] + src[i + d * sz];
+#endif
+        v += c[d] * nb;
+      }
+      dst[i] = v;
+    }
+  }
+}
+#endif

@@ -1,0 +1,106 @@
+// Dense triangular solve op(A) X = B in place (trsv: one column, ldb = 1), blocked: block rows
+// of BS unknowns are solved in order, one kernel launch per block. Launch s:
+//   - every remaining block row subtracts the contribution of the block solved at launch s-1
+//     (a block of op(A) times that block of X: independent rows, so all groups run in parallel);
+//   - the first remaining block (group 0), now up to date, solves its diagonal block.
+// op(A)(i, j) = A(i, j), or A(j, i) when trans; `forward` is true when op(A) is lower
+// triangular (solve top to bottom), false when upper (bottom to top). Blocks are numbered in
+// solve order q = 0..nb-1; block q holds rows [first, first + BS) clipped to n.
+
+#ifndef BS
+#define BS 32   // unknowns per block = work-group size
+#endif
+
+#define OPA(i, j) (trans ? A[(long)(j) * lda + (i)] : A[(long)(i) * lda + (j)])
+
+inline long block_first(int q, int nb, int forward) { return (long)(forward ? q : nb - 1 - q) * BS; }
+
+__kernel void trsm_scale(__global REAL* B, long ldb, long n, long nrhs, REAL alpha) {
+  const long c = get_global_id(0), i = get_global_id(1);
+  if (c < nrhs && i < n) B[i * ldb + c] *= alpha;
+}
+
+// cpu: work-item t of group g updates row t of its block from its own row of op(A) (contiguous
+// when !trans); group 0 then solves its block with one work-item, sequentially (a barrier-free
+// loop is what a CPU runs fastest). Global (BS * (nb - s), nrhs), local (BS, 1).
+__kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_simple(
+    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, int s, int nb, int forward, int trans,
+    int unit) {
+  const int g = get_group_id(0);
+  const int t = get_local_id(0);
+  const long c = get_global_id(1);
+  const long r0 = block_first(s + g, nb, forward);
+  const long r = r0 + t;
+  if (s > 0 && r < n) {
+    const long p0 = block_first(s - 1, nb, forward);
+    const long p1 = min(p0 + BS, n);
+    REAL acc = 0;
+    for (long j = p0; j < p1; ++j) acc += OPA(r, j) * B[j * ldb + c];
+    B[r * ldb + c] -= acc;
+  }
+  // Unconditional, though only group 0 needs it: PoCL mishandles barriers under conditions.
+  barrier(CLK_GLOBAL_MEM_FENCE);  // the block's updated rows, written by its work-items
+  if (g == 0 && t == 0) {
+    {
+      const long r1 = min(r0 + BS, n);
+      for (long step = 0; step < r1 - r0; ++step) {
+        const long i = forward ? r0 + step : r1 - 1 - step;
+        const long j0 = forward ? r0 : i + 1, j1 = forward ? i : r1;
+        REAL v = B[i * ldb + c];
+        for (long j = j0; j < j1; ++j) v -= OPA(i, j) * B[j * ldb + c];
+        if (!unit) v /= OPA(i, i);
+        B[i * ldb + c] = v;
+      }
+    }
+  }
+}
+
+// gpu: tiles of op(A) go through local memory, loaded so that neighbouring work-items read
+// neighbouring addresses of A whether or not it is transposed; the diagonal block is solved
+// by the whole group, one unknown per barrier. Global (BS * (nb - s), nrhs), local (BS, 1).
+__kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_local(
+    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, int s, int nb, int forward, int trans,
+    int unit) {
+  __local REAL T[BS][BS + 1];  // +1: row-wise reads by different work-items hit different banks
+  __local REAL xv[BS];
+  const int g = get_group_id(0);
+  const int t = get_local_id(0);
+  const long c = get_global_id(1);
+  const long r0 = block_first(s + g, nb, forward);
+  const long r = r0 + t;
+  if (s > 0) {
+    const long p0 = block_first(s - 1, nb, forward);
+    for (int u = 0; u < BS; ++u) {
+      const int i = trans ? t : u, j = trans ? u : t;
+      const long gi = r0 + i, gj = p0 + j;
+      T[i][j] = (gi < n && gj < n) ? OPA(gi, gj) : 0;
+    }
+    xv[t] = p0 + t < n ? B[(p0 + t) * ldb + c] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (r < n) {
+      REAL acc = 0;
+      for (int j = 0; j < BS; ++j) acc += T[t][j] * xv[j];
+      B[r * ldb + c] -= acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before T and xv are reused below
+  }
+  if (g == 0) {
+    for (int u = 0; u < BS; ++u) {
+      const int i = trans ? t : u, j = trans ? u : t;
+      const long gi = r0 + i, gj = r0 + j;
+      // Rows past n get an identity row and x = 0: they then contribute exactly nothing.
+      T[i][j] = (gi < n && gj < n) ? OPA(gi, gj) : (i == j ? 1 : 0);
+    }
+    xv[t] = r < n ? B[r * ldb + c] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Unknown j is final once its row has received every earlier update and been divided;
+    // each work-item writes only its own xv[t], so one barrier per unknown suffices.
+    for (int step = 0; step < BS; ++step) {
+      const int j = forward ? step : BS - 1 - step;
+      if (t == j && !unit) xv[j] /= T[j][j];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (forward ? t > j : t < j) xv[t] -= T[t][j] * xv[j];
+    }
+    if (r < n) B[r * ldb + c] = xv[t];
+  }
+}
