@@ -23,7 +23,8 @@ std::string quote_arg(const std::string& a) {
 bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
   CLI::App app{
       "tessera-bench: every Tessera operation on every available device, beside the vendor baselines "
-      "(OpenBLAS, Eigen, oneDNN), with measured peaks and a check of every result against the reference backend."};
+      "(OpenBLAS, Eigen, oneDNN; cuBLAS, cuSPARSE), with measured peaks and a check of every result against the "
+      "reference backend. Exit status 1 when a result is wrong."};
   app.get_formatter()->column_width(34);
 
   std::vector<std::string> ops, dtypes, devices = {"all"};
@@ -65,7 +66,7 @@ bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
   std::string openblas_core;  // acted on before parsing (openblas_coretype.cpp); listed for --help
   app.add_option("--openblas-coretype", openblas_core,
                  "OpenBLAS core type to load (e.g. SkylakeX, Haswell); default: OPENBLAS_CORETYPE if set, else "
-                 "SkylakeX on AVX-512 CPUs, else OpenBLAS's own choice");
+                 "OpenBLAS's own choice, unless that has no AVX-512 kernels on an AVX-512 CPU (then SkylakeX)");
   app.add_option("--corrupt", out.corrupt_op,
                  "testing: perturb one element of Tessera's results of this operation before the check, to see a FAILED "
                  "row and exit status 1")

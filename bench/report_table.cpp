@@ -92,7 +92,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
     w_impl = std::max(w_impl, r.impl.size());
   }
   const std::string head = pad("op", w_op) + "  dtype  " + pad("case", w_case) + "  " + pad("device", w_dev) + "  " +
-                           pad("impl", w_impl) + "   reps  median ms     min ms     max ms   GFLOP/s     GB/s  % peak   " +
+                           pad("impl", w_impl) + "   reps  median ms     min ms     max ms   GFLOP/s     GB/s  % peak     " +
                            " vs base            check";
   std::vector<std::string> order;
   for (const Row& r : rows)
@@ -121,7 +121,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
         if (r.check == "ok" && r.oracle == "sampled") check = "ok (sampled)";
         line += pad(std::to_string(r.reps), 5, true) + pad(ms(r.median_ms), 11, true) + pad(ms(r.min_ms), 11, true) +
                 pad(ms(r.max_ms), 11, true) + pad(rate(r.gflops), 10, true) + pad(rate(r.gbs), 9, true) + "  " +
-                pad(pct, 10) + pad(ratio, 18) + " " + check;
+                pad(pct, 12) + pad(ratio, 18) + " " + check;
         if (r.check == "unchecked" && !r.note.empty()) line += " (" + r.note + ")";
       }
       std::fprintf(out, "%s\n", line.c_str());
