@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One full check on the GPU machine (see ../shared/docs/gpu-machine.md), over binaries built on
+# the development machine and carried in $DIST with their Debian runtime libraries
+# (syslib.tar.xz): device list, the whole test suite on every device (cuda:0 and NVIDIA's
+# OpenCL included), tessera-bench on the GPU devices, then the suite under compute-sanitizer.
+# Logs and JSON go to $OUT; a summary is printed last.
+set -u
+DIST=${DIST:-build-gpu-carry}
+OUT=${OUT:-/tmp/tessera-gpu}
+mkdir -p "$OUT" /tmp/syslib /tmp/vendors
+tar xJf "$DIST/syslib.tar.xz" -C /tmp/syslib
+export LD_LIBRARY_PATH=$PWD/$DIST/lib:/tmp/syslib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NVIDIA's OpenCL driver is there; the ICD loader (carried) needs to be told where.
+echo /usr/lib/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/vendors
+export TESSERA_MATRIX_DIR=${TESSERA_MATRIX_DIR:-$PWD/.gpu-data/matrices}
+export TESSERA_CACHE_DIR=/tmp/tessera-cache
+summary=()
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+"$DIST/bin/tessera-info" > "$OUT/info.txt" 2>&1
+grep -E "^  [a-z]+(:[0-9]+)?  |unavailable|reason" "$OUT/info.txt" | head -12
+
+# The loader tests look for test plugins under the build tree's absolute path: not carried.
+t0=$(date +%s)
+timeout "${T_SUITE:-240}" "$DIST/bin/tessera-tests" -tce='plugin loader*' > "$OUT/suite.log" 2>&1
+rc=$?
+grep -E "ERROR|FATAL|CRASH" "$OUT/suite.log" | sort | uniq -c | head -20
+summary+=("suite rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/suite.log" | tr '\n' ' ') [$(($(date +%s) - t0)) s]")
+summary+=("devices the suite ran on: $(grep -oE 'ran [a-z_0-9<>]+ on [a-z:0-9]+' "$OUT/suite.log" | awk '{print $4}' | sort | uniq -c | tr '\n' ' ')")
+
+t0=$(date +%s)
+timeout "${T_BENCH:-200}" "$DIST/bin/tessera-bench" --devices "${BENCH_DEVICES:-cuda:0,opencl:0}" --size "${BENCH_SIZE:-large}" \
+  --min-time 0.2 --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
+rc=$?
+summary+=("bench rc=$rc [$(($(date +%s) - t0)) s]")
+
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -n "$SAN" ]; then
+  t0=$(date +%s)
+  timeout "${T_MEMCHECK:-150}" "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 --print-limit 20 \
+    "$DIST/bin/tessera-tests" -tce='plugin loader*,*bad input*,*overflow*' > "$OUT/memcheck.log" 2>&1
+  rc=$?
+  summary+=("memcheck rc=$rc: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/memcheck.log") [$(($(date +%s) - t0)) s]")
+fi
+
+grep -vE "^\s*$" "$OUT/bench.txt" | grep -E "opencl:0|cuda:0|==" | cut -c1-160 | head -70
+printf '%s\n' "${summary[@]}"
