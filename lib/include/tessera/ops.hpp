@@ -55,7 +55,8 @@ void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, D
 
 // ---- sparse triangular solve ----
 // The analysis (level sets, diagonal positions, ...) is done once and reused by every solve.
-// It uses the triangle of A named by uplo and ignores the rest. With Diag::non_unit a missing
+// It uses the triangle of A named by uplo and ignores the rest; with Diag::unit the diagonal is
+// taken as 1 and stored diagonal entries are ignored too. With Diag::non_unit a missing
 // or zero diagonal entry makes the matrix singular: sptrsv_analyze throws InvalidArgument
 // naming the row (rows counted from 0), so solves never divide by zero.
 template <class T>
