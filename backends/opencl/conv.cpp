@@ -55,20 +55,23 @@ void OpenCLBackend::conv_layer(DType dt, const ConvParams& prm, const TensorView
 
     // A = the filters, K x CRS row-major: packed once for every image.
     cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * esize);
-    gemm_pack(dt, filter.data, crs, K, crs, false, Ap, s.mp, s.kp, s.panel_m);
+    gemm_pack(dt, true, filter.data, crs, K, crs, false, Ap, s.mp, s.kp);
 
     // B = im2col of as many images as fit in a bounded scratch buffer.
     const std::int64_t per_image = s.np * s.kp;
     const std::int64_t budget = static_cast<std::int64_t>(std::min<std::size_t>(max_alloc_ / 2, 256u << 20));
     const std::int64_t batch = std::max<std::int64_t>(1, std::min<std::int64_t>(N, budget / std::max<std::int64_t>(1, per_image * static_cast<std::int64_t>(esize))));
     cl::Buffer& cols = scratch(Scratch::conv_cols, static_cast<std::size_t>(batch * per_image) * esize);
-    cl::Kernel& ki = kernel("conv.cl", dt, "", "conv_im2col");
+    // Built with gemm's defines: im2col writes gemm's panel layout (PANEL_B).
+    cl::Kernel& ki = kernel("conv.cl", dt, gemm_defines(), "conv_im2col");
+    const std::int64_t panels = s.np / s.panel_n;
     for (std::int64_t n0 = 0; n0 < N; n0 += batch) {
       const std::int64_t count = std::min(batch, N - n0);
       set_args(ki, dt, in.data, C, H, W, R, S, P, Q, prm.pad_h, prm.pad_w, prm.stride_h, prm.stride_w, n0, cols,
-               s.np, s.kp, s.panel_n, per_image);
-      launch(ki, cl::NDRange(round_up(s.np, 16), round_up(s.kp, 4), static_cast<std::size_t>(count)),
-             cl::NDRange(16, 4, 1));
+               panels, s.kp, per_image);
+      // A group: 16 consecutive k of one panel, i.e. 16 neighbouring panel rows.
+      launch(ki, cl::NDRange(round_up(panels, 1), round_up(s.kp, 16), static_cast<std::size_t>(count)),
+             cl::NDRange(1, 16, 1));
       gemm_packed(dt, s, 1.0, Ap, cols, per_image, 0.0, out.data, n0 * K * pq, K * pq, pq, count);
     }
   });

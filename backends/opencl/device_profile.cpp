@@ -74,6 +74,7 @@ std::vector<DeviceProfile> make_profiles() {
   pocl.spmv_rows_per_item = 32;
   pocl.trsv_block = 128;        // few launches (PoCL's launch costs ~10-50 us); the diagonal
                                 // block is solved by one work-item, sequentially
+  pocl.trsv_vw = 16;
   pocl.sptrsv_wg = 64;
   // A work-item computes 8 x 32 of C in 16 AVX-512 registers (2 x float16 per row); groups of
   // 4 x 2 work-items share the packed panels of A and B through the caches.
@@ -98,6 +99,7 @@ std::vector<DeviceProfile> make_profiles() {
   intel.gemm_vw = 8;
   intel.conv_vw = 8;
   intel.stencil_vw = 8;
+  intel.trsv_vw = 8;
   v.push_back(intel);
 
   DeviceProfile gen;
@@ -160,6 +162,7 @@ constexpr Param params[] = {
     {"spmv.max_lanes", &DeviceProfile::spmv_max_lanes},
     {"spmv.rows_per_item", &DeviceProfile::spmv_rows_per_item},
     {"trsv.block", &DeviceProfile::trsv_block},
+    {"trsv.vw", &DeviceProfile::trsv_vw},
     {"sptrsv.wg", &DeviceProfile::sptrsv_wg},
     {"gemm.mwg", &DeviceProfile::gemm_mwg},
     {"gemm.nwg", &DeviceProfile::gemm_nwg},
@@ -319,6 +322,7 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
   need_wg("conv.lx * conv.ly", static_cast<long>(p.conv_lx) * p.conv_ly);
   need_vw("conv.vw", p.conv_vw);
   need_vw("stencil.vw", p.stencil_vw);
+  need_vw("trsv.vw", p.trsv_vw);
   // Local memory of the largest users, in f64 (the worst case): gemm's two tiles, trsv's block.
   const std::size_t local_limit = std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024,
                                                         device_local_mem_bytes);

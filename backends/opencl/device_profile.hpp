@@ -37,8 +37,9 @@ struct DeviceProfile {
   int spmv_max_lanes = 32;       // power of two, <= spmv_wg
   int spmv_rows_per_item = 16;   // cpu
 
-  // trsv/trsm: unknowns per diagonal block (one kernel launch per block).
-  int trsv_block = 32;
+  // trsv/trsm: unknowns per diagonal block (one kernel launch per block); cpu: right-hand
+  // sides per work-item (a vector along B's rows).
+  int trsv_block = 32, trsv_vw = 1;
 
   // sptrsv: work-group of the level kernels (small levels run as one group with barriers).
   int sptrsv_wg = 256;

@@ -35,17 +35,19 @@ OpenCLBackend::GemmShape OpenCLBackend::gemm_shape(std::int64_t m, std::int64_t 
 
 std::string OpenCLBackend::gemm_defines() const {
   const DeviceProfile& p = profile_;
+  const GemmShape s = gemm_shape(1, 1, 1);  // for the panel widths
   return "-DMWG=" + std::to_string(p.gemm_mwg) + " -DNWG=" + std::to_string(p.gemm_nwg) +
          " -DKWG=" + std::to_string(p.gemm_kwg) + " -DMDIMC=" + std::to_string(p.gemm_mdimc) +
-         " -DNDIMC=" + std::to_string(p.gemm_ndimc) + " -DVW=" + std::to_string(p.gemm_vw);
+         " -DNDIMC=" + std::to_string(p.gemm_ndimc) + " -DVW=" + std::to_string(p.gemm_vw) +
+         " -DPANEL_A=" + std::to_string(s.panel_m) + " -DPANEL_B=" + std::to_string(s.panel_n);
 }
 
-void OpenCLBackend::gemm_pack(DType dt, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
-                              bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows,
-                              std::int64_t kp, int panel) {
+void OpenCLBackend::gemm_pack(DType dt, bool is_a, const void* src, std::int64_t ld, std::int64_t rows,
+                              std::int64_t k, bool src_rows_contiguous, const cl::Buffer& dst,
+                              std::int64_t padded_rows, std::int64_t kp) {
   if (padded_rows == 0 || kp == 0) return;
-  cl::Kernel& kern = kernel("gemm.cl", dt, gemm_defines(), "gemm_pack");
-  set_args(kern, dt, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp, panel);
+  cl::Kernel& kern = kernel("gemm.cl", dt, gemm_defines(), is_a ? "gemm_pack_a" : "gemm_pack_b");
+  set_args(kern, dt, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp);
   // Dimension 0 follows the source's contiguous index; 16 x 4 fits every profile's limits.
   const std::int64_t d0 = src_rows_contiguous ? padded_rows : kp, d1 = src_rows_contiguous ? kp : padded_rows;
   launch(kern, cl::NDRange(static_cast<std::size_t>(round_up(d0, 16)), static_cast<std::size_t>(round_up(d1, 4))),
@@ -90,9 +92,9 @@ void OpenCLBackend::gemm(DType dt, Trans ta, Trans tb, double alpha, const MatVi
     cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * esize);
     cl::Buffer& Bp = scratch(Scratch::gemm_b, static_cast<std::size_t>(s.np * s.kp) * esize);
     // Packed A: rows i of op(A); op(A)(i, p) = A[i * lda + p] (N) or A[p * lda + i] (T).
-    gemm_pack(dt, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp, s.panel_m);
+    gemm_pack(dt, true, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
     // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
-    gemm_pack(dt, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp, s.panel_n);
+    gemm_pack(dt, false, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
     gemm_packed(dt, s, alpha, Ap, Bp, 0, beta, C.data, 0, 0, C.ld, 1);
   });
 }

@@ -97,9 +97,9 @@ class OpenCLBackend final : public Backend {
   };
   GemmShape gemm_shape(std::int64_t m, std::int64_t n, std::int64_t k) const;
   std::string gemm_defines() const;
-  // Packs op(src) (rows x k, rows along the panels) into dst with the given panel width.
-  void gemm_pack(DType, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k, bool src_rows_contiguous,
-                 const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp, int panel);
+  // Packs op(src) (rows x k, rows along the panels) into dst, in A's panels (is_a) or B's.
+  void gemm_pack(DType, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
+                 bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp);
   void gemm_packed(DType, const GemmShape&, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
                    std::int64_t b_batch_stride, double beta, void* C, std::int64_t c_offset,
                    std::int64_t c_batch_stride, std::int64_t ldc, std::int64_t batches);

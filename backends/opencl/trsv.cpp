@@ -19,12 +19,14 @@ void OpenCLBackend::trsm_impl(DType dt, Uplo uplo, Trans trans, Diag diag, const
   const int forward = (uplo == Uplo::lower) == (trans == Trans::N) ? 1 : 0;  // op(A) lower
   const int transposed = trans == Trans::T ? 1 : 0;
   const int unit = diag == Diag::unit ? 1 : 0;
-  cl::Kernel& k = kernel("trsv.cl", dt, "-DBS=" + std::to_string(bs),
+  // cpu: vw right-hand sides per work-item (vectors along B's rows); gpu: one.
+  const int vw = cpu_family() ? profile_.trsv_vw : 1;
+  cl::Kernel& k = kernel("trsv.cl", dt, "-DBS=" + std::to_string(bs) + " -DVW=" + std::to_string(vw),
                          cpu_family() ? "trsm_step_simple" : "trsm_step_local");
+  const auto columns = static_cast<std::size_t>((nrhs + vw - 1) / vw);
   for (int s = 0; s < nb; ++s) {
-    set_args(k, dt, A.data, A.ld, B, ldb, n, s, nb, forward, transposed, unit);
-    launch(k, cl::NDRange(static_cast<std::size_t>(nb - s) * bs, static_cast<std::size_t>(nrhs)),
-           cl::NDRange(static_cast<std::size_t>(bs), 1));
+    set_args(k, dt, A.data, A.ld, B, ldb, n, nrhs, s, nb, forward, transposed, unit);
+    launch(k, cl::NDRange(static_cast<std::size_t>(nb - s) * bs, columns), cl::NDRange(static_cast<std::size_t>(bs), 1));
   }
 }
 
@@ -41,7 +43,9 @@ void OpenCLBackend::trsm(DType dt, Uplo uplo, Trans trans, Diag diag, double alp
   translate_errors(where("trsm"), [&] {
     // X = op(A)^-1 (alpha B): scale first, as the reference does (alpha = 0 gives 0, NaN stays NaN).
     if (alpha != 1.0) {
-      cl::Kernel& s = kernel("trsv.cl", dt, "-DBS=" + std::to_string(profile_.trsv_block), "trsm_scale");
+      const int vw = cpu_family() ? profile_.trsv_vw : 1;  // the same program as the steps
+      cl::Kernel& s = kernel("trsv.cl", dt, "-DBS=" + std::to_string(profile_.trsv_block) + " -DVW=" + std::to_string(vw),
+                             "trsm_scale");
       set_args(s, dt, B.data, B.ld, B.rows, B.cols, Real{alpha});
       launch(s, cl::NDRange(static_cast<std::size_t>(B.cols), static_cast<std::size_t>(B.rows)), cl::NullRange);
     }

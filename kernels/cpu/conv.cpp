@@ -16,10 +16,13 @@
 #include <hwy/foreach_target.h>  // re-includes this file once per target
 #include <hwy/highway.h>
 
+#include <cstdint>
 #include <vector>
 
+#include <hwy/cache_control.h>
+
 #include "kernels/cpu/conv.hpp"
-#include "kernels/cpu/gemm_kernel.hpp"
+#include "kernels/cpu/gemm_driver.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu::HWY_NAMESPACE {
@@ -39,9 +42,11 @@ HWY_INLINE constexpr bool ConvTapUsed(std::size_t t, std::size_t o, std::size_t 
 // Not inlined on purpose: inlined into the column loop, the compiler hoists all K^2 tap
 // broadcasts into registers and, out of registers, re-loads every (unaligned, line-splitting)
 // image vector for each output row instead of reusing it; then loads, not FMAs, set the pace.
+// stream: out is far bigger than the caches, so whole aligned vectors bypass them (no read
+// for ownership of lines that are only written, no eviction of the image rows still in use).
 template <std::size_t R, std::size_t KT, class D, class T = hn::TFromD<D>>
 HWY_NOINLINE void Conv2dTile(D d, const T* const* win, const T* HWY_RESTRICT f, std::size_t k, std::size_t q0,
-                           T* const* out, std::size_t cols) {
+                             T* const* out, std::size_t cols, bool stream) {
   static_assert(R >= 1 && R <= 4 && kConvVecs == 2, "unrolled for up to 4 rows x 2 vectors");
   const std::size_t K = KT ? KT : k, N = hn::Lanes(d);
   auto a00 = hn::Zero(d), a01 = hn::Zero(d);
@@ -63,7 +68,10 @@ HWY_NOINLINE void Conv2dTile(D d, const T* const* win, const T* HWY_RESTRICT f, 
     }
   }
   const auto store = [&](T* o, decltype(a00) lo, decltype(a00) hi) {
-    if (cols >= 2 * N) {
+    if (cols >= 2 * N && stream && reinterpret_cast<std::uintptr_t>(o + q0) % (N * sizeof(T)) == 0) {
+      hn::Stream(lo, d, o + q0);
+      hn::Stream(hi, d, o + q0 + N);
+    } else if (cols >= 2 * N) {
       hn::StoreU(lo, d, o + q0);
       hn::StoreU(hi, d, o + q0 + N);
     } else {  // the last, partial pair of vectors
@@ -81,6 +89,7 @@ HWY_NOINLINE void Conv2dTile(D d, const T* const* win, const T* HWY_RESTRICT f, 
 
 struct Conv2dShape {
   std::size_t H, W, ldi, K, P, Q, ldo, pad;  // pad: zeros before the first row / column
+  bool stream;                                // non-temporal stores of out
 };
 
 // Output rows [p_begin, p_end) on one thread. ring: (kConvRows + K - 1) padded rows of `len`
@@ -116,20 +125,22 @@ void Conv2dBand(const Conv2dShape& s, const T* img, const T* f, T* out, std::siz
     for (std::size_t q0 = 0; q0 < s.Q; q0 += kConvVecs * N) {
       const std::size_t cols = s.Q - q0;
       if (rows == kConvRows) {
-        Conv2dTile<kConvRows, KT>(d, win, f, K, q0, outs, cols);
+        Conv2dTile<kConvRows, KT>(d, win, f, K, q0, outs, cols, s.stream);
       } else {
-        for (std::size_t o = 0; o < rows; ++o) Conv2dTile<1, KT>(d, win + o, f, K, q0, outs + o, cols);
+        for (std::size_t o = 0; o < rows; ++o) Conv2dTile<1, KT>(d, win + o, f, K, q0, outs + o, cols, s.stream);
       }
     }
   }
+  if (s.stream) hwy::FlushStream();  // streamed stores are weakly ordered: publish them
 }
 
 template <class T>
 void Conv2dImpl(bool same, const T* img, std::int64_t H, std::int64_t W, std::int64_t ldi, const T* filter,
                 std::int64_t K_, std::int64_t ldf, T* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
   const std::size_t K = std::size_t(K_), N = hn::Lanes(GemmTag<T>());
-  const Conv2dShape s{std::size_t(H), std::size_t(W), std::size_t(ldi), K, std::size_t(P), std::size_t(Q),
-                      std::size_t(ldo), same ? (K - 1) / 2 : 0};
+  const bool stream = std::size_t(P) * std::size_t(ldo) * sizeof(T) > cache_sizes().l3;
+  const Conv2dShape s{std::size_t(H), std::size_t(W), std::size_t(ldi), K,     std::size_t(P),
+                      std::size_t(Q), std::size_t(ldo), same ? (K - 1) / 2 : 0, stream};
   // Padded rows hold every tap of every computed vector pair, the last one overrunning Q.
   const std::size_t len = DivCeil(s.Q + K - 1 + kConvVecs * N, N) * N, slots = kConvRows + K - 1;
   const int threads = threads_for(P * Q * K_ * K_, kConvMinMacsPerThread);

@@ -1,11 +1,12 @@
-// GEMM on plain row-major matrices (the blocking and micro-kernel live in gemm_kernel.hpp),
-// plus the cache-size detection and thread-local scratch the cpu dense kernels share.
+// GEMM on plain row-major matrices (blocking and micro-kernel: gemm_kernel.hpp; packers:
+// gemm_pack.hpp; loops and threads: gemm_driver.hpp), plus the cache-size detection and the
+// thread-local scratch that the cpu dense kernels share.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/gemm.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
 #include <hwy/highway.h>
 
-#include "kernels/cpu/gemm_kernel.hpp"
+#include "kernels/cpu/gemm_driver.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu::HWY_NAMESPACE {
@@ -55,35 +56,45 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, doub
 }
 
 namespace {
-// sysfs "48K" / "1024K" / "32M" -> bytes; 0 when absent or unreadable.
-std::size_t sysfs_cache_bytes(int index) {
-  std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+std::string read_word(const std::string& path) {
+  std::ifstream f(path);
   std::string s;
-  if (!(f >> s) || s.empty()) return 0;
+  f >> s;
+  return s;
+}
+// "48K" / "1024K" / "32M" -> bytes; 0 when empty or unreadable.
+std::size_t parse_size(const std::string& s) {
   std::size_t v = 0, i = 0;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) v = v * 10 + std::size_t(s[i] - '0');
   const char unit = i < s.size() ? s[i] : ' ';
   return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : unit == 'G' ? v << 30 : v;
 }
-std::size_t sysconf_bytes(int name) {
+std::size_t sysconf_bytes([[maybe_unused]] int name) {
 #ifdef _SC_LEVEL1_DCACHE_SIZE
   const long v = sysconf(name);
   return v > 0 ? std::size_t(v) : 0;
 #else
-  (void)name;
   return 0;
 #endif
 }
 }  // namespace
 
-// sysfs indexes 0..3 are L1d, L1i, L2, L3 on x86 and most arm64 Linux systems. Fallbacks are
-// the smallest common sizes (32 KiB, 256 KiB, 2 MiB), so a wrong guess only costs speed.
+// Linux sysfs describes cpu0's caches (level, type, size of one instance; an L3 instance is
+// what one core shares with its neighbours); sysconf is the fallback, then the smallest common
+// sizes (32 KiB, 256 KiB, 2 MiB), so a wrong guess only costs speed.
 const CacheSizes& cache_sizes() {
   static const CacheSizes sizes = [] {
     CacheSizes c;
-    c.l1d = sysfs_cache_bytes(0);
-    c.l2 = sysfs_cache_bytes(2);
-    c.l3 = sysfs_cache_bytes(3);
+    constexpr int kMaxIndex = 8;
+    for (int i = 0; i < kMaxIndex; ++i) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      const std::string level = read_word(dir + "level"), type = read_word(dir + "type");
+      if (level.empty() || type == "Instruction") continue;
+      const std::size_t bytes = parse_size(read_word(dir + "size"));
+      if (level == "1") c.l1d = bytes;
+      if (level == "2") c.l2 = bytes;
+      if (level == "3") c.l3 = bytes;
+    }
 #ifdef _SC_LEVEL1_DCACHE_SIZE
     if (!c.l1d) c.l1d = sysconf_bytes(_SC_LEVEL1_DCACHE_SIZE);
     if (!c.l2) c.l2 = sysconf_bytes(_SC_LEVEL2_CACHE_SIZE);
@@ -110,7 +121,7 @@ void* scratch(ScratchSlot slot, std::size_t bytes) {
     std::unique_ptr<void, Free> data;
     std::size_t size = 0;
   };
-  constexpr std::size_t kSlots = 5;
+  constexpr std::size_t kSlots = static_cast<std::size_t>(ScratchSlot::count);
   thread_local std::array<Buffer, kSlots> buffers;
   Buffer& buf = buffers[static_cast<std::size_t>(slot)];
   if (buf.size < bytes) {
@@ -122,9 +133,6 @@ void* scratch(ScratchSlot slot, std::size_t bytes) {
     if (posix_memalign(&p, align, size) != 0 || !p)
       throw OutOfMemory("cpu: cannot allocate " + std::to_string(bytes) + " bytes of kernel scratch");
 #ifdef MADV_HUGEPAGE
-#ifdef TESSERA_GEMM_TUNING
-    if (!getenv("TESSERA_GEMM_NOTHP"))
-#endif
     if (huge) madvise(p, size, MADV_HUGEPAGE);  // a hint: failure just means small pages
 #endif
     buf.data.reset(p);

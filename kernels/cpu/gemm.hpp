@@ -20,7 +20,7 @@ const CacheSizes& cache_sizes();
 // Thread-local scratch, 64-byte aligned, grown on demand and kept for the thread's lifetime:
 // packing buffers are reused across calls instead of being allocated (and page-faulted) in
 // every call. Each slot is an independent buffer, so a kernel may hold several at once.
-enum class ScratchSlot { gemm_a, gemm_b, trsm, conv_rows, conv_col };
+enum class ScratchSlot { gemm_a, gemm_b, trsm, conv_rows, conv_col, count };
 void* scratch(ScratchSlot slot, std::size_t bytes);
 
 // C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n.

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/gemm_kernel.hpp"
+#include "kernels/cpu/gemm_driver.hpp"
 #include "kernels/cpu/trsv.hpp"
 
 HWY_BEFORE_NAMESPACE();

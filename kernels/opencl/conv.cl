@@ -54,19 +54,36 @@ __kernel void conv2d_valid(__global const REAL* padded, long pw, __global const 
   }
 }
 
-// im2col into gemm's B panels: row k = (c, r, s) of CRS, column j = (p, q) of PQ, panel width W,
-// Kp rows (zero beyond CRS), padded columns (zero beyond PQ). Global (cols_padded, Kp, images).
+// im2col into gemm's B panels (built with gemm's defines, for PANEL_B): row k = (c, r, s) of
+// CRS, column j = (p, q) of PQ, Kp rows (zero beyond CRS), padded columns (zero beyond PQ).
+// A work-item fills one panel row: PANEL_B consecutive columns j at one k, contiguous in dst;
+// (p, q) advance by increments, so the divisions are per work-item, not per element.
+// Global (panels, Kp, images).
+#ifndef PANEL_B
+#define PANEL_B 1
+#endif
 __kernel void conv_im2col(__global const REAL* in, long C, long H, long W_in, long R, long S, long P, long Q,
                           long pad_h, long pad_w, long stride_h, long stride_w, long image0, __global REAL* dst,
-                          long cols_padded, long Kp, int W, long dst_batch_stride) {
-  const long j = get_global_id(0), k = get_global_id(1), b = get_global_id(2);
-  if (j >= cols_padded || k >= Kp) return;
-  REAL v = 0;
-  if (j < P * Q && k < C * R * S) {
-    const long c = k / (R * S), rs = k % (R * S), r = rs / S, s = rs % S;
-    const long p = j / Q, q = j % Q;
-    const long h = p * stride_h + r - pad_h, w = q * stride_w + s - pad_w;
-    if (h >= 0 && h < H && w >= 0 && w < W_in) v = in[(((image0 + b) * C + c) * H + h) * W_in + w];
+                          long panels, long Kp, long dst_batch_stride) {
+  const long panel = get_global_id(0), k = get_global_id(1), b = get_global_id(2);
+  if (panel >= panels || k >= Kp) return;
+  __global REAL* out = dst + b * dst_batch_stride + (panel * Kp + k) * PANEL_B;
+  const long j0 = panel * PANEL_B;
+  if (k >= C * R * S) {
+    for (int w = 0; w < PANEL_B; ++w) out[w] = 0;
+    return;
   }
-  dst[b * dst_batch_stride + (j / W) * Kp * W + k * W + (j % W)] = v;
+  const long c = k / (R * S), rs = k % (R * S), r = rs / S, s = rs % S;
+  const __global REAL* plane = in + ((image0 + b) * C + c) * H * W_in;
+  long p = j0 / Q, q = j0 % Q;
+  for (int w = 0; w < PANEL_B; ++w) {
+    REAL v = 0;
+    const long h = p * stride_h + r - pad_h, x = q * stride_w + s - pad_w;
+    if (p < P && h >= 0 && h < H && x >= 0 && x < W_in) v = plane[h * W_in + x];
+    out[w] = v;
+    if (++q == Q) {
+      q = 0;
+      ++p;
+    }
+  }
 }

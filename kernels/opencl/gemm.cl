@@ -40,18 +40,37 @@
 #define STOREV(v, off, p) VSTOREN(VW)(v, off, p)
 #endif
 
-// dst(panel of width W) <- op(S)(i, k) for i < rows, k < K, zero elsewhere up to (padded_rows,
-// Kp). op(S)(i, k) = S[k * ld + i] when src_i_contiguous, else S[i * ld + k]. Global dimension
-// 0 runs along the source's contiguous index, so reads are coalesced (gpu) or streamed (cpu).
-__kernel void gemm_pack(__global const REAL* S, long ld, long rows, long K, int src_i_contiguous,
-                        __global REAL* dst, long padded_rows, long Kp, int W) {
-  const long g0 = get_global_id(0), g1 = get_global_id(1);
-  const long i = src_i_contiguous ? g0 : g1;
-  const long k = src_i_contiguous ? g1 : g0;
-  if (i >= padded_rows || k >= Kp) return;
-  REAL v = 0;
-  if (i < rows && k < K) v = src_i_contiguous ? S[k * ld + i] : S[i * ld + k];
-  dst[(i / W) * Kp * W + k * W + (i % W)] = v;
+// Panel widths of packed A and B, compile-time so that the index arithmetic below is shifts
+// and multiplications, not divisions: (MWG, NWG) on gpus (a group's tile), (MWI, NWI) on cpus
+// (a work-item's block). The host passes both.
+#ifndef PANEL_A
+#define PANEL_A MWG
+#endif
+#ifndef PANEL_B
+#define PANEL_B NWG
+#endif
+
+// dst <- op(S)(i, k) for i < rows, k < K, zero elsewhere up to (padded_rows, Kp), in panels of
+// width W. op(S)(i, k) = S[k * ld + i] when src_i_contiguous, else S[i * ld + k]. Global
+// dimension 0 runs along the source's contiguous index, so reads are coalesced (gpu) or
+// streamed (cpu).
+#define PACK_BODY(W)                                                                             \
+  const long g0 = get_global_id(0), g1 = get_global_id(1);                                       \
+  const long i = src_i_contiguous ? g0 : g1;                                                     \
+  const long k = src_i_contiguous ? g1 : g0;                                                     \
+  if (i >= padded_rows || k >= Kp) return;                                                       \
+  REAL v = 0;                                                                                    \
+  if (i < rows && k < K) v = src_i_contiguous ? S[k * ld + i] : S[i * ld + k];                   \
+  dst[(i / (W)) * Kp * (W) + k * (W) + (i % (W))] = v;
+
+__kernel void gemm_pack_a(__global const REAL* S, long ld, long rows, long K, int src_i_contiguous,
+                          __global REAL* dst, long padded_rows, long Kp) {
+  PACK_BODY(PANEL_A)
+}
+
+__kernel void gemm_pack_b(__global const REAL* S, long ld, long rows, long K, int src_i_contiguous,
+                          __global REAL* dst, long padded_rows, long Kp) {
+  PACK_BODY(PANEL_B)
 }
 
 // Writes one element of C: alpha * acc (+ beta * C).

@@ -20,36 +20,67 @@ __kernel void trsm_scale(__global REAL* B, long ldb, long n, long nrhs, REAL alp
   if (c < nrhs && i < n) B[i * ldb + c] *= alpha;
 }
 
-// cpu: work-item t of group g updates row t of its block from its own row of op(A) (contiguous
-// when !trans); group 0 then solves its block with one work-item, sequentially (a barrier-free
-// loop is what a CPU runs fastest). Global (BS * (nb - s), nrhs), local (BS, 1).
+// cpu: work-item t of group g updates row t of its block for VW right-hand sides at once
+// (explicit vectors along the rows of B; the row of op(A) is read once for all of them, and
+// contiguously when !trans); group 0 then solves its block with one work-item, sequentially
+// (a barrier-free loop is what a CPU runs fastest). Columns past the last whole vector (all of
+// them for trsv) take the scalar path. Global (BS * (nb - s), ceil(nrhs / VW)), local (BS, 1).
+#ifndef VW
+#define VW 1
+#endif
+#if VW == 1
+#define VECT REAL
+#define LOADV(p) (*(p))
+#define STOREV(v, p) (*(p) = (v))
+#else
+#define VECT REALV(VW)
+#define LOADV(p) VLOADN(VW)(0, p)
+#define STOREV(v, p) VSTOREN(VW)(v, 0, p)
+#endif
 __kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_simple(
-    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, int s, int nb, int forward, int trans,
-    int unit) {
+    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, long nrhs, int s, int nb, int forward,
+    int trans, int unit) {
   const int g = get_group_id(0);
   const int t = get_local_id(0);
-  const long c = get_global_id(1);
+  const long c0 = get_global_id(1) * VW;
+  const bool whole = c0 + VW <= nrhs;  // a full vector of right-hand sides
+  const long c1 = min(c0 + VW, nrhs);
   const long r0 = block_first(s + g, nb, forward);
   const long r = r0 + t;
   if (s > 0 && r < n) {
     const long p0 = block_first(s - 1, nb, forward);
     const long p1 = min(p0 + BS, n);
-    REAL acc = 0;
-    for (long j = p0; j < p1; ++j) acc += OPA(r, j) * B[j * ldb + c];
-    B[r * ldb + c] -= acc;
+    if (whole) {
+      VECT acc = 0;
+      for (long j = p0; j < p1; ++j) acc += OPA(r, j) * LOADV(B + j * ldb + c0);
+      STOREV(LOADV(B + r * ldb + c0) - acc, B + r * ldb + c0);
+    } else {
+      for (long c = c0; c < c1; ++c) {
+        REAL acc = 0;
+        for (long j = p0; j < p1; ++j) acc += OPA(r, j) * B[j * ldb + c];
+        B[r * ldb + c] -= acc;
+      }
+    }
   }
   // Unconditional, though only group 0 needs it: PoCL mishandles barriers under conditions.
   barrier(CLK_GLOBAL_MEM_FENCE);  // the block's updated rows, written by its work-items
   if (g == 0 && t == 0) {
-    {
-      const long r1 = min(r0 + BS, n);
-      for (long step = 0; step < r1 - r0; ++step) {
-        const long i = forward ? r0 + step : r1 - 1 - step;
-        const long j0 = forward ? r0 : i + 1, j1 = forward ? i : r1;
-        REAL v = B[i * ldb + c];
-        for (long j = j0; j < j1; ++j) v -= OPA(i, j) * B[j * ldb + c];
+    const long r1 = min(r0 + BS, n);
+    for (long step = 0; step < r1 - r0; ++step) {
+      const long i = forward ? r0 + step : r1 - 1 - step;
+      const long j0 = forward ? r0 : i + 1, j1 = forward ? i : r1;
+      if (whole) {
+        VECT v = LOADV(B + i * ldb + c0);
+        for (long j = j0; j < j1; ++j) v -= OPA(i, j) * LOADV(B + j * ldb + c0);
         if (!unit) v /= OPA(i, i);
-        B[i * ldb + c] = v;
+        STOREV(v, B + i * ldb + c0);
+      } else {
+        for (long c = c0; c < c1; ++c) {
+          REAL v = B[i * ldb + c];
+          for (long j = j0; j < j1; ++j) v -= OPA(i, j) * B[j * ldb + c];
+          if (!unit) v /= OPA(i, i);
+          B[i * ldb + c] = v;
+        }
       }
     }
   }
@@ -59,8 +90,8 @@ __kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_simple(
 // neighbouring addresses of A whether or not it is transposed; the diagonal block is solved
 // by the whole group, one unknown per barrier. Global (BS * (nb - s), nrhs), local (BS, 1).
 __kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_local(
-    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, int s, int nb, int forward, int trans,
-    int unit) {
+    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, long nrhs, int s, int nb, int forward,
+    int trans, int unit) {
   __local REAL T[BS][BS + 1];  // +1: row-wise reads by different work-items hit different banks
   __local REAL xv[BS];
   const int g = get_group_id(0);

@@ -39,7 +39,8 @@ T max_abs(const Vector<T>& x) { return reduce(ReduceOp::max_abs, x); }
 
 // ---- sparse matrix-vector product ----
 // y = alpha * A * x + beta * y. With beta == 0, y is only written. alpha == 0 is not a special
-// case: A and x are still read (in BLAS terms, the formula is computed literally).
+// case: A and x are still read (in BLAS terms, the formula is computed literally). Duplicate
+// entries of a row (CSR allows them) each add their product. x and y must be different vectors.
 template <class T>
 void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y);
 
