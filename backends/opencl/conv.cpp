@@ -51,7 +51,7 @@ void OpenCLBackend::conv_layer(DType dt, const ConvParams& prm, const TensorView
     const std::int64_t P = out.h, Q = out.w;
     const std::int64_t crs = C * R * S, pq = P * Q;
     const std::size_t esize = dtype_size(dt);
-    const GemmShape s = gemm_shape(K, pq, crs);
+    const GemmShape s = gemm_shape(dt, K, pq, crs);
 
     // A = the filters, K x CRS row-major: packed once for every image.
     cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * esize);
@@ -63,7 +63,7 @@ void OpenCLBackend::conv_layer(DType dt, const ConvParams& prm, const TensorView
     const std::int64_t batch = std::max<std::int64_t>(1, std::min<std::int64_t>(N, budget / std::max<std::int64_t>(1, per_image * static_cast<std::int64_t>(esize))));
     cl::Buffer& cols = scratch(Scratch::conv_cols, static_cast<std::size_t>(batch * per_image) * esize);
     // Built with gemm's defines: im2col writes gemm's panel layout (PANEL_B).
-    cl::Kernel& ki = kernel("conv.cl", dt, gemm_defines(), "conv_im2col");
+    cl::Kernel& ki = kernel("conv.cl", dt, gemm_defines(dt), "conv_im2col");
     const std::int64_t panels = s.np / s.panel_n;
     for (std::int64_t n0 = 0; n0 < N; n0 += batch) {
       const std::int64_t count = std::min(batch, N - n0);

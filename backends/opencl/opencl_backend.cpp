@@ -1,5 +1,6 @@
 #include "opencl_backend.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "tessera/errors.hpp"
@@ -89,7 +90,7 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
         {"max allocation", bytes_text(max_alloc_)},
         {"fp64", fp64_ ? "yes (cl_khr_fp64)" : "no (cl_khr_fp64 missing: f64 operations unavailable)"},
         {"profile", profile_.name + ": " + profile_.description +
-                        (std::getenv("TESSERA_OPENCL_PROFILE") ? " (from TESSERA_OPENCL_PROFILE)" : "")},
+                        (std::getenv("TESSERA_OPENCL_PROFILE") ? " (TESSERA_OPENCL_PROFILE is set)" : "")},
         {"kernel family", profile_.family == KernelFamily::cpu ? "cpu (registers, no local memory)"
                                                                 : "gpu (local-memory tiles and trees)"},
         {"profile parameters", params},

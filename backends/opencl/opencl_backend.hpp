@@ -95,8 +95,9 @@ class OpenCLBackend final : public Backend {
     std::int64_t mp = 0, np = 0, kp = 0; // padded to whole panels (and, gpu, whole k-steps)
     int panel_m = 0, panel_n = 0;        // panel widths of packed A and B
   };
-  GemmShape gemm_shape(std::int64_t m, std::int64_t n, std::int64_t k) const;
-  std::string gemm_defines() const;
+  DeviceProfile gemm_params(DType) const;
+  GemmShape gemm_shape(DType, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  std::string gemm_defines(DType) const;
   // Packs op(src) (rows x k, rows along the panels) into dst, in A's panels (is_a) or B's.
   void gemm_pack(DType, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
                  bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp);

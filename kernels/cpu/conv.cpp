@@ -16,10 +16,7 @@
 #include <hwy/foreach_target.h>  // re-includes this file once per target
 #include <hwy/highway.h>
 
-#include <cstdint>
 #include <vector>
-
-#include <hwy/cache_control.h>
 
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/gemm_driver.hpp"
@@ -42,11 +39,9 @@ HWY_INLINE constexpr bool ConvTapUsed(std::size_t t, std::size_t o, std::size_t 
 // Not inlined on purpose: inlined into the column loop, the compiler hoists all K^2 tap
 // broadcasts into registers and, out of registers, re-loads every (unaligned, line-splitting)
 // image vector for each output row instead of reusing it; then loads, not FMAs, set the pace.
-// stream: out is far bigger than the caches, so whole aligned vectors bypass them (no read
-// for ownership of lines that are only written, no eviction of the image rows still in use).
 template <std::size_t R, std::size_t KT, class D, class T = hn::TFromD<D>>
 HWY_NOINLINE void Conv2dTile(D d, const T* const* win, const T* HWY_RESTRICT f, std::size_t k, std::size_t q0,
-                             T* const* out, std::size_t cols, bool stream) {
+                             T* const* out, std::size_t cols) {
   static_assert(R >= 1 && R <= 4 && kConvVecs == 2, "unrolled for up to 4 rows x 2 vectors");
   const std::size_t K = KT ? KT : k, N = hn::Lanes(d);
   auto a00 = hn::Zero(d), a01 = hn::Zero(d);
@@ -68,10 +63,7 @@ HWY_NOINLINE void Conv2dTile(D d, const T* const* win, const T* HWY_RESTRICT f, 
     }
   }
   const auto store = [&](T* o, decltype(a00) lo, decltype(a00) hi) {
-    if (cols >= 2 * N && stream && reinterpret_cast<std::uintptr_t>(o + q0) % (N * sizeof(T)) == 0) {
-      hn::Stream(lo, d, o + q0);
-      hn::Stream(hi, d, o + q0 + N);
-    } else if (cols >= 2 * N) {
+    if (cols >= 2 * N) {
       hn::StoreU(lo, d, o + q0);
       hn::StoreU(hi, d, o + q0 + N);
     } else {  // the last, partial pair of vectors
@@ -89,7 +81,6 @@ HWY_NOINLINE void Conv2dTile(D d, const T* const* win, const T* HWY_RESTRICT f, 
 
 struct Conv2dShape {
   std::size_t H, W, ldi, K, P, Q, ldo, pad;  // pad: zeros before the first row / column
-  bool stream;                                // non-temporal stores of out
 };
 
 // Output rows [p_begin, p_end) on one thread. ring: (kConvRows + K - 1) padded rows of `len`
@@ -125,29 +116,30 @@ void Conv2dBand(const Conv2dShape& s, const T* img, const T* f, T* out, std::siz
     for (std::size_t q0 = 0; q0 < s.Q; q0 += kConvVecs * N) {
       const std::size_t cols = s.Q - q0;
       if (rows == kConvRows) {
-        Conv2dTile<kConvRows, KT>(d, win, f, K, q0, outs, cols, s.stream);
+        Conv2dTile<kConvRows, KT>(d, win, f, K, q0, outs, cols);
       } else {
-        for (std::size_t o = 0; o < rows; ++o) Conv2dTile<1, KT>(d, win + o, f, K, q0, outs + o, cols, s.stream);
+        for (std::size_t o = 0; o < rows; ++o) Conv2dTile<1, KT>(d, win + o, f, K, q0, outs + o, cols);
       }
     }
   }
-  if (s.stream) hwy::FlushStream();  // streamed stores are weakly ordered: publish them
 }
 
 template <class T>
 void Conv2dImpl(bool same, const T* img, std::int64_t H, std::int64_t W, std::int64_t ldi, const T* filter,
                 std::int64_t K_, std::int64_t ldf, T* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
   const std::size_t K = std::size_t(K_), N = hn::Lanes(GemmTag<T>());
-  const bool stream = std::size_t(P) * std::size_t(ldo) * sizeof(T) > cache_sizes().l3;
-  const Conv2dShape s{std::size_t(H), std::size_t(W), std::size_t(ldi), K,     std::size_t(P),
-                      std::size_t(Q), std::size_t(ldo), same ? (K - 1) / 2 : 0, stream};
+  const Conv2dShape s{std::size_t(H), std::size_t(W), std::size_t(ldi), K, std::size_t(P), std::size_t(Q),
+                      std::size_t(ldo), same ? (K - 1) / 2 : 0};
   // Padded rows hold every tap of every computed vector pair, the last one overrunning Q.
   const std::size_t len = DivCeil(s.Q + K - 1 + kConvVecs * N, N) * N, slots = kConvRows + K - 1;
   const int threads = threads_for(P * Q * K_ * K_, kConvMinMacsPerThread);
   const std::size_t per_thread = (slots + 1) * len;
   T* buf = static_cast<T*>(scratch(ScratchSlot::conv_rows, (threads * per_thread + K * K) * sizeof(T)));
   T* f = buf + threads * per_thread;  // the filter, dense
-  for (std::size_t i = 0; i < K; ++i) std::copy(filter + i * std::size_t(ldf), filter + i * std::size_t(ldf) + K, f + i * K);
+  for (std::size_t i = 0; i < K; ++i) {
+    const T* row = filter + i * std::size_t(ldf);
+    std::copy(row, row + K, f + i * K);
+  }
   std::vector<const T*> windows(std::size_t(threads) * slots);
 #pragma omp parallel num_threads(threads)
   {
@@ -254,7 +246,8 @@ template <class T>
 void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* out) {
   const auto u = [](std::int64_t v) { return std::size_t(v); };
   const std::size_t N = u(sh.n), M = u(sh.k), RS = u(sh.r * sh.s), CRS = u(sh.c) * RS, PQ = u(sh.p * sh.q);
-  const ConvLayerDims g{u(sh.c), u(sh.h), u(sh.w), u(sh.h + 2 * sh.pad_h), u(sh.w + 2 * sh.pad_w), u(sh.pad_h), u(sh.pad_w)};
+  const ConvLayerDims g{u(sh.c),     u(sh.h), u(sh.w), u(sh.h + 2 * sh.pad_h), u(sh.w + 2 * sh.pad_w),
+                        u(sh.pad_h), u(sh.pad_w)};
   const std::size_t CHW = g.C * g.H * g.W, plane = g.Hp * g.Wp, KPQ = M * PQ;
   const GemmBlocking bk = MakeGemmBlocking<T>();
   const double flops = 2.0 * double(N) * double(M) * double(PQ) * double(CRS);
@@ -268,12 +261,13 @@ void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* ou
     if (waste(b) < waste(batch)) batch = b;
   }
   const std::size_t cols = batch * PQ;
-  const std::size_t N_lanes = hn::Lanes(GemmTag<T>()), padded_elems = batch * g.C * plane + N_lanes;
+  const std::size_t lanes = hn::Lanes(GemmTag<T>()), padded_elems = batch * g.C * plane + lanes;
 
   // Scratch shared by all threads: the filter packed once, the row and column base tables.
   constexpr std::size_t kLine = 64;
   const std::size_t filter_bytes = DivCeil(PrepackedAElems(M, CRS) * sizeof(T), kLine) * kLine;
-  auto* shared = static_cast<std::uint8_t*>(scratch(ScratchSlot::conv_col, filter_bytes + (CRS + cols) * sizeof(std::size_t)));
+  const std::size_t table_bytes = (CRS + cols) * sizeof(std::size_t);
+  auto* shared = static_cast<std::uint8_t*>(scratch(ScratchSlot::conv_col, filter_bytes + table_bytes));
   const PrepackedA<T> pack_a =
       PrepackA(bk, M, CRS, MatrixPackA<T>{filter, CRS, false, T(1)}, reinterpret_cast<T*>(shared));
   auto* row_base = reinterpret_cast<std::size_t*>(shared + filter_bytes);
@@ -283,14 +277,15 @@ void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* ou
       for (std::size_t s = 0; s < u(sh.s); ++s) row_base[row++] = c * plane + r * g.Wp + s;
   for (std::size_t i = 0, j = 0; i < batch; ++i)
     for (std::size_t p = 0; p < u(sh.p); ++p)
-      for (std::size_t q = 0; q < u(sh.q); ++q) col_base[j++] = i * g.C * plane + p * u(sh.stride_h) * g.Wp + q * u(sh.stride_w);
+      for (std::size_t q = 0; q < u(sh.q); ++q)
+        col_base[j++] = i * g.C * plane + p * u(sh.stride_h) * g.Wp + q * u(sh.stride_w);
   // Images [n0, n0 + count) through one GEMM; `buf` holds their padded copy and, for a batch,
   // C (M x count*PQ) on its way to out's per-image K x PQ blocks.
   const auto run_batch = [&](std::size_t n0, std::size_t count, T* buf, auto&& gemm) {
     T* padded = buf;
     T* ctmp = buf + padded_elems;
     PadImages(g, in + n0 * CHW, count, padded);
-    std::fill(padded + count * g.C * plane, padded + count * g.C * plane + N_lanes, T(0));  // slack
+    std::fill(padded + count * g.C * plane, padded + count * g.C * plane + lanes, T(0));  // slack
     const Im2colPackB<T> pack_b{padded, row_base, col_base, sh.stride_w == 1};
     if (count == 1) return gemm(pack_b, PQ, out + n0 * KPQ, PQ);
     gemm(pack_b, count * PQ, ctmp, count * PQ);

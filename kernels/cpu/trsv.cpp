@@ -257,7 +257,8 @@ struct TrsmProblem {
   T op(std::size_t i, std::size_t j) const { return trans ? a[j * lda + i] : a[i * lda + j]; }
   // -op(A)[r0:, c0:] as a GEMM A operand.
   MatrixPackA<T> neg_block(std::size_t r0, std::size_t c0) const {
-    return trans ? MatrixPackA<T>{a + c0 * lda + r0, lda, true, T(-1)} : MatrixPackA<T>{a + r0 * lda + c0, lda, false, T(-1)};
+    if (trans) return MatrixPackA<T>{a + c0 * lda + r0, lda, true, T(-1)};
+    return MatrixPackA<T>{a + r0 * lda + c0, lda, false, T(-1)};
   }
 };
 
@@ -346,7 +347,8 @@ void TrsmImpl(bool upper, bool trans, bool unit, std::int64_t n_, std::int64_t n
   const std::size_t n = std::size_t(n_), nrhs = std::size_t(nrhs_), ldb = std::size_t(ldb_);
   const TrsmProblem<T> p{A, std::size_t(lda), upper == trans, trans, unit};
   const GemmBlocking bk = MakeGemmBlocking<T>();
-  const int threads = threads_for(static_cast<std::int64_t>(double(n) * double(n) * double(nrhs)), kGemmMinFlopsPerThread);
+  const double flops = double(n) * double(n) * double(nrhs);
+  const int threads = threads_for(static_cast<std::int64_t>(flops), kGemmMinFlopsPerThread);
   if (alpha == T(0)) return ScaleRows(n, nrhs, alpha, B, ldb);  // BLAS: A is not read
 
   if (threads > 1 && nrhs >= std::size_t(threads) * kTrsmMinSliceTiles * bk.nr) {
