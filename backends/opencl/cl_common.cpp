@@ -8,7 +8,9 @@ std::string error_name(cl_int code) {
   const char* name = nullptr;
   switch (code) {
 #define TESSERA_CL_CODE(c) \
-  case c: name = #c; break;
+  case c:                  \
+    name = #c;             \
+    break;
     TESSERA_CL_CODE(CL_SUCCESS)
     TESSERA_CL_CODE(CL_DEVICE_NOT_FOUND)
     TESSERA_CL_CODE(CL_DEVICE_NOT_AVAILABLE)
@@ -70,8 +72,11 @@ std::string error_name(cl_int code) {
     TESSERA_CL_CODE(CL_INVALID_DEVICE_PARTITION_COUNT)
 #undef TESSERA_CL_CODE
     // cl_khr_icd: what the ICD loader answers when /etc/OpenCL/vendors names no usable driver.
-    case -1001: name = "CL_PLATFORM_NOT_FOUND_KHR"; break;
-    default: break;
+    case -1001:
+      name = "CL_PLATFORM_NOT_FOUND_KHR";
+      break;
+    default:
+      break;
   }
   return std::string(name ? name : "unknown OpenCL error") + " (" + std::to_string(code) + ")";
 }
@@ -81,7 +86,8 @@ bool is_out_of_memory(cl_int code) {
 }
 
 void rethrow_as_tessera(const std::string& context, const cl::Error& e) {
-  const std::string msg = context + ": " + (e.what() ? e.what() : "OpenCL call") + " failed with " + error_name(e.err());
+  const std::string msg =
+      context + ": " + (e.what() ? e.what() : "OpenCL call") + " failed with " + error_name(e.err());
   if (is_out_of_memory(e.err())) throw OutOfMemory(msg);
   throw Error(msg);
 }

@@ -1,6 +1,7 @@
 // conv2d and conv_layer (kernels/opencl/conv.cl).
-// conv2d: zero-padded copy of the image in scratch memory, then a direct kernel (each
-// work-item conv.vw consecutive outputs; vw > 1 on CPU profiles, where the vector loads are
+// conv2d: zero-padded copy of the image in scratch memory, then gpu family: tiles of input and
+// filter in local memory (conv2d_tiled), or, for filters too large for that, the direct kernel;
+// cpu family: the direct kernel, conv.vw consecutive outputs per work-item (vector loads are
 // the SIMD). conv_layer: im2col written directly in gemm's packed-B layout, batches of images
 // at a time (bounded scratch memory), and gemm's compute kernel with the filters as A.
 #include <algorithm>
@@ -33,11 +34,30 @@ void OpenCLBackend::conv2d(DType dt, ConvMode mode, const MatView& image, const 
     set_args(kp, dt, image.data, image.ld, image.rows, image.cols, padded, ph, pw, pad);
     launch(kp, cl::NDRange(round_up(pw, 16), round_up(ph, 4)), cl::NDRange(16, 4));
 
+    const cl::NDRange local(static_cast<std::size_t>(p.conv_lx), static_cast<std::size_t>(p.conv_ly));
+    if (!cpu_family()) {
+      // gpu: the tiled kernel when its input tile and the filter fit in local memory.
+      const std::int64_t tile_rows = static_cast<std::int64_t>(p.conv_ly) * p.conv_rows;
+      const std::size_t lbytes =
+          static_cast<std::size_t>((tile_rows + K - 1) * (p.conv_lx + K - 1) + K * K) * dtype_size(dt);
+      const std::size_t limit = std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024, local_mem_);
+      if (lbytes <= limit) {
+        cl::Kernel& kt = kernel("conv.cl", dt,
+                                defines + " -DLX=" + std::to_string(p.conv_lx) + " -DLY=" + std::to_string(p.conv_ly) +
+                                    " -DROWS=" + std::to_string(p.conv_rows),
+                                "conv2d_tiled");
+        set_args(kt, dt, padded, ph, pw, filter.data, filter.ld, static_cast<int>(K), out.data, out.ld, P, Q);
+        kt.setArg(10, cl::Local(lbytes));
+        const std::int64_t gx = (Q + p.conv_lx - 1) / p.conv_lx, gy = (P + tile_rows - 1) / tile_rows;
+        launch(kt, cl::NDRange(static_cast<std::size_t>(gx * p.conv_lx), static_cast<std::size_t>(gy * p.conv_ly)),
+               local);
+        return;
+      }
+    }
     cl::Kernel& kc = kernel("conv.cl", dt, defines, "conv2d_valid");
     set_args(kc, dt, padded, pw, filter.data, filter.ld, static_cast<int>(K), out.data, out.ld, P, Q);
     const std::int64_t items = (Q + vw - 1) / vw;
-    launch(kc, cl::NDRange(round_up(items, p.conv_lx), round_up(P, p.conv_ly)),
-           cl::NDRange(static_cast<std::size_t>(p.conv_lx), static_cast<std::size_t>(p.conv_ly)));
+    launch(kc, cl::NDRange(round_up(items, p.conv_lx), round_up(P, p.conv_ly)), local);
   });
 }
 
@@ -51,28 +71,43 @@ void OpenCLBackend::conv_layer(DType dt, const ConvParams& prm, const TensorView
     const std::int64_t P = out.h, Q = out.w;
     const std::int64_t crs = C * R * S, pq = P * Q;
     const std::size_t esize = dtype_size(dt);
-    const GemmShape s = gemm_shape(dt, K, pq, crs);
 
-    // A = the filters, K x CRS row-major: packed once for every image.
-    cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * esize);
-    gemm_pack(dt, true, filter.data, crs, K, crs, false, Ap, s.mp, s.kp);
+    // Output image n is the K x PQ product of the filters (A: K x CRS) and image n's im2col
+    // (B: CRS x PQ). A chunk of images goes into one wide product, their im2col columns side by
+    // side (one padding to whole panels per chunk, not per image, which matters for small
+    // images: 13 x 13 = 169 columns would be padded to 256 with 128-wide gpu tiles), with C's
+    // column groups of PQ mapping each image's columns to its own output image.
+    const GemmShape full = gemm_shape(dt, K, pq, crs);
+    cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(full.mp * full.kp) * esize);
+    gemm_pack(dt, true, filter.data, crs, K, crs, false, Ap, full.mp, full.kp);
 
-    // B = im2col of as many images as fit in a bounded scratch buffer.
-    const std::int64_t per_image = s.np * s.kp;
+    // Images per chunk: as many as fit in a bounded scratch buffer (at least one).
     const std::int64_t budget = static_cast<std::int64_t>(std::min<std::size_t>(max_alloc_ / 2, 256u << 20));
-    const std::int64_t batch = std::max<std::int64_t>(1, std::min<std::int64_t>(N, budget / std::max<std::int64_t>(1, per_image * static_cast<std::int64_t>(esize))));
-    cl::Buffer& cols = scratch(Scratch::conv_cols, static_cast<std::size_t>(batch * per_image) * esize);
-    // Built with gemm's defines: im2col writes gemm's panel layout (PANEL_B).
+    const std::int64_t per_image = pq * full.kp * static_cast<std::int64_t>(esize);
+    const std::int64_t chunk =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(N, budget / std::max<std::int64_t>(1, per_image)));
+    const GemmShape widest = gemm_shape(dt, K, chunk * pq, crs);
+    cl::Buffer& cols = scratch(Scratch::conv_cols, static_cast<std::size_t>(widest.np * widest.kp) * esize);
+    // Built with gemm's defines: im2col writes gemm's panel layout (PANEL_B). Index arithmetic
+    // is int in the kernel: every extent here is below 2^31 (the image offset is long there).
     cl::Kernel& ki = kernel("conv.cl", dt, gemm_defines(dt), "conv_im2col");
-    const std::int64_t panels = s.np / s.panel_n;
-    for (std::int64_t n0 = 0; n0 < N; n0 += batch) {
-      const std::int64_t count = std::min(batch, N - n0);
-      set_args(ki, dt, in.data, C, H, W, R, S, P, Q, prm.pad_h, prm.pad_w, prm.stride_h, prm.stride_w, n0, cols,
-               panels, s.kp, per_image);
-      // A group: 16 consecutive k of one panel, i.e. 16 neighbouring panel rows.
-      launch(ki, cl::NDRange(round_up(panels, 1), round_up(s.kp, 16), static_cast<std::size_t>(count)),
-             cl::NDRange(1, 16, 1));
-      gemm_packed(dt, s, 1.0, Ap, cols, per_image, 0.0, out.data, n0 * K * pq, K * pq, pq, count);
+    auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+    for (std::int64_t n0 = 0; n0 < N; n0 += chunk) {
+      const std::int64_t count = std::min(chunk, N - n0);
+      const GemmShape s = gemm_shape(dt, K, count * pq, crs);
+      const std::int64_t panels = s.np / s.panel_n;
+      if (cpu_family()) {
+        // A work-item per panel row; a group: 16 neighbouring rows of one panel.
+        set_args(ki, dt, in.data, i32(C), i32(H), i32(W), i32(R), i32(S), i32(P), i32(Q), i32(prm.pad_h),
+                 i32(prm.pad_w), i32(prm.stride_h), i32(prm.stride_w), n0, i32(count), cols, i32(panels), i32(s.kp));
+        launch(ki, cl::NDRange(static_cast<std::size_t>(panels), round_up(s.kp, 16)), cl::NDRange(1, 16));
+      } else {
+        // A work-item per element, along the columns.
+        set_args(ki, dt, in.data, i32(C), i32(H), i32(W), i32(R), i32(S), i32(P), i32(Q), i32(prm.pad_h),
+                 i32(prm.pad_w), i32(prm.stride_h), i32(prm.stride_w), n0, i32(count), cols, i32(s.np), i32(s.kp));
+        launch(ki, cl::NDRange(round_up(s.np, 64), round_up(s.kp, 1)), cl::NDRange(64, 1));
+      }
+      gemm_packed(dt, s, 1.0, Ap, cols, 0.0, out.data, n0 * K * pq, pq, pq, K * pq);
     }
   });
 }

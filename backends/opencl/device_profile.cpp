@@ -22,18 +22,20 @@ std::vector<DeviceProfile> make_profiles() {
   nv.family = KernelFamily::gpu;
   nv.subgroup = 32;
   nv.max_wg = 1024;
-  nv.local_mem_kb = 48;        // the static shared memory limit per block
+  nv.local_mem_kb = 48;  // the static shared memory limit per block
   nv.reduce_wg = 256;
   nv.reduce_groups_per_cu = 8;  // 8 x 256 threads keep an SM's 2048 thread slots busy
+  nv.reduce_vw = 4;             // 16-byte loads in f32: a scalar-load loop reached ~52% of the
+                                // H200's bandwidth in f32 against 87% in f64 (bench/RESULTS.md)
   nv.spmv_wg = 256;
-  nv.spmv_max_lanes = 32;       // a warp per row at most: its tree needs no cross-warp traffic
-  nv.trsv_block = 32;           // one warp solves a diagonal block
+  nv.spmv_max_lanes = 32;  // a warp per row at most: its tree needs no cross-warp traffic
+  nv.trsv_block = 32;      // one warp solves a diagonal block
   nv.sptrsv_wg = 256;
   // 128 x 128 tiles, 16 x 16 threads of 8 x 8: 64 accumulators per thread, 16 KB (f32) of
   // shared memory per k-step of 16: enough reuse to be bound by FMA rather than bandwidth.
   nv.gemm_mwg = 128, nv.gemm_nwg = 128, nv.gemm_kwg = 16, nv.gemm_mdimc = 16, nv.gemm_ndimc = 16, nv.gemm_vw = 1;
-  nv.stencil_lx = 32, nv.stencil_ly = 8;  // a warp spans a row segment: coalesced
-  nv.conv_lx = 32, nv.conv_ly = 8, nv.conv_vw = 1;
+  nv.stencil_lx = 32, nv.stencil_ly = 8;                              // a warp spans a row segment: coalesced
+  nv.conv_lx = 32, nv.conv_ly = 8, nv.conv_vw = 1, nv.conv_rows = 4;  // 32 x 32 output tiles
   v.push_back(nv);
 
   DeviceProfile gcn;
@@ -41,61 +43,62 @@ std::vector<DeviceProfile> make_profiles() {
   gcn.description = "AMD GCN GPU: wavefront 64, <= 256 work-items and 32 KB local memory per group";
   gcn.family = KernelFamily::gpu;
   gcn.subgroup = 64;
-  gcn.max_wg = 256;             // GCN's hard limit per work-group
-  gcn.local_mem_kb = 32;        // LDS per work-group
+  gcn.max_wg = 256;       // GCN's hard limit per work-group
+  gcn.local_mem_kb = 32;  // LDS per work-group
   gcn.reduce_wg = 256;
   // Few groups per CU: each group writes one partial, and on GCN many writes of neighbouring
   // words from different groups are not coalesced.
   gcn.reduce_groups_per_cu = 4;
+  gcn.reduce_vw = 4;  // dwordx4 loads
   gcn.spmv_wg = 256;
-  gcn.spmv_max_lanes = 64;      // a wavefront per row at most
-  gcn.trsv_block = 64;          // one wavefront solves a diagonal block
+  gcn.spmv_max_lanes = 64;  // a wavefront per row at most
+  gcn.trsv_block = 64;      // one wavefront solves a diagonal block
   gcn.sptrsv_wg = 256;
   // 64 x 64 tiles with 16 x 16 work-items of 4 x 4: 256 work-items (the limit), 8 KB of LDS in
   // f32 (16 KB in f64), leaving room for several groups per CU.
   gcn.gemm_mwg = 64, gcn.gemm_nwg = 64, gcn.gemm_kwg = 16, gcn.gemm_mdimc = 16, gcn.gemm_ndimc = 16, gcn.gemm_vw = 1;
-  gcn.stencil_lx = 64, gcn.stencil_ly = 4;  // a wavefront spans a row segment
-  gcn.conv_lx = 64, gcn.conv_ly = 4, gcn.conv_vw = 1;
+  gcn.stencil_lx = 64, gcn.stencil_ly = 4;                                // a wavefront spans a row segment
+  gcn.conv_lx = 64, gcn.conv_ly = 4, gcn.conv_vw = 1, gcn.conv_rows = 4;  // 64 x 16 output tiles
   v.push_back(gcn);
 
   DeviceProfile pocl;
   pocl.name = "pocl-cpu";
   pocl.description = "PoCL on a CPU: register-blocked kernels, no local memory, explicit vectors";
   pocl.family = KernelFamily::cpu;
-  pocl.subgroup = 16;           // float lanes of AVX-512 (PoCL compiles for the host CPU)
+  pocl.subgroup = 16;  // float lanes of AVX-512 (PoCL compiles for the host CPU)
   pocl.max_wg = 4096;
-  pocl.local_mem_kb = 1024;     // ordinary memory on a CPU
+  pocl.local_mem_kb = 1024;  // ordinary memory on a CPU
   pocl.reduce_wg = 64;
   pocl.reduce_groups_per_cu = 1;
-  pocl.reduce_chunk = 4096;     // 4096 / (2 accumulators x 16 lanes): 128 additions per lane
+  pocl.reduce_chunk = 4096;  // 4096 / (2 accumulators x 16 lanes): 128 additions per lane
   pocl.reduce_vw = 16;
   pocl.spmv_wg = 64;
   pocl.spmv_max_lanes = 1;
   pocl.spmv_rows_per_item = 32;
-  pocl.trsv_block = 128;        // few launches (PoCL's launch costs ~10-50 us); the diagonal
-                                // block is solved by one work-item, sequentially
+  pocl.trsv_block = 128;  // few launches (PoCL's launch costs ~10-50 us); the diagonal
+                          // block is solved by one work-item, sequentially
   pocl.trsv_vw = 16;
   pocl.sptrsv_wg = 64;
   // A work-item computes 8 x 32 of C in 16 AVX-512 registers (2 x float16 per row); groups of
   // 4 x 2 work-items share the packed panels of A and B through the caches.
-  pocl.gemm_mwg = 32, pocl.gemm_nwg = 64, pocl.gemm_kwg = 4096, pocl.gemm_mdimc = 4, pocl.gemm_ndimc = 2;
+  pocl.gemm_mwg = 32, pocl.gemm_nwg = 64, pocl.gemm_kwg = 16, pocl.gemm_mdimc = 4, pocl.gemm_ndimc = 2;
   pocl.gemm_vw = 16;
   // A work-item does 16 cells of one row; a group, 256 consecutive cells. Measured: groups
   // spanning several rows, or work-items several rows, were slower (more concurrent streams).
   pocl.stencil_lx = 16, pocl.stencil_ly = 1, pocl.stencil_vw = 16, pocl.stencil_rows = 1;
-  pocl.conv_lx = 8, pocl.conv_ly = 4, pocl.conv_vw = 16;
+  pocl.conv_lx = 8, pocl.conv_ly = 4, pocl.conv_vw = 16, pocl.conv_rows = 1;
   v.push_back(pocl);
 
   DeviceProfile intel = pocl;
   intel.name = "intel-cpu";
   intel.description = "Intel OpenCL CPU runtime: register-blocked kernels, no local memory, explicit vectors";
-  intel.subgroup = 8;           // AVX2 float lanes, the common denominator of Intel's CPUs
+  intel.subgroup = 8;  // AVX2 float lanes, the common denominator of Intel's CPUs
   intel.max_wg = 8192;
   intel.reduce_vw = 8;
-  intel.reduce_chunk = 2048;    // 2048 / (2 x 8): 128 additions per lane
+  intel.reduce_chunk = 2048;  // 2048 / (2 x 8): 128 additions per lane
   intel.spmv_rows_per_item = 16;
   // 8 x 16 per work-item = 16 AVX2 registers (2 x float8 per row).
-  intel.gemm_mwg = 32, intel.gemm_nwg = 64, intel.gemm_kwg = 4096, intel.gemm_mdimc = 4, intel.gemm_ndimc = 4;
+  intel.gemm_mwg = 32, intel.gemm_nwg = 64, intel.gemm_kwg = 16, intel.gemm_mdimc = 4, intel.gemm_ndimc = 4;
   intel.gemm_vw = 8;
   intel.conv_vw = 8;
   intel.stencil_vw = 8;
@@ -107,17 +110,18 @@ std::vector<DeviceProfile> make_profiles() {
   gen.description = "generic OpenCL device: small work-groups and tiles that any OpenCL 1.2 device runs";
   gen.family = KernelFamily::gpu;
   gen.subgroup = 32;
-  gen.max_wg = 64;              // the smallest CL_DEVICE_MAX_WORK_GROUP_SIZE common on GPUs
-  gen.local_mem_kb = 16;        // the OpenCL 1.2 minimum for CL_DEVICE_LOCAL_MEM_SIZE
+  gen.max_wg = 64;        // the smallest CL_DEVICE_MAX_WORK_GROUP_SIZE common on GPUs
+  gen.local_mem_kb = 16;  // the OpenCL 1.2 minimum for CL_DEVICE_LOCAL_MEM_SIZE
   gen.reduce_wg = 64;
   gen.reduce_groups_per_cu = 4;
+  gen.reduce_vw = 1;
   gen.spmv_wg = 64;
   gen.spmv_max_lanes = 32;
   gen.trsv_block = 32;
   gen.sptrsv_wg = 64;
   gen.gemm_mwg = 32, gen.gemm_nwg = 32, gen.gemm_kwg = 8, gen.gemm_mdimc = 8, gen.gemm_ndimc = 8, gen.gemm_vw = 1;
   gen.stencil_lx = 16, gen.stencil_ly = 4;
-  gen.conv_lx = 16, gen.conv_ly = 4, gen.conv_vw = 1;
+  gen.conv_lx = 16, gen.conv_ly = 4, gen.conv_vw = 1, gen.conv_rows = 2;
   v.push_back(gen);
   return v;
 }
@@ -126,9 +130,9 @@ std::vector<DeviceProfile> make_profiles() {
 // reports the CPU's vendor.
 struct Rule {
   const char* profile;
-  bool gpu;                      // device type required: GPU (true) or CPU (false)
-  const char* vendor_contains;   // nullptr: any
-  const char* platform_contains; // nullptr: any
+  bool gpu;                       // device type required: GPU (true) or CPU (false)
+  const char* vendor_contains;    // nullptr: any
+  const char* platform_contains;  // nullptr: any
 };
 constexpr Rule rules[] = {
     {"pocl-cpu", false, nullptr, "Portable Computing Language"},
@@ -177,6 +181,7 @@ constexpr Param params[] = {
     {"conv.lx", &DeviceProfile::conv_lx},
     {"conv.ly", &DeviceProfile::conv_ly},
     {"conv.vw", &DeviceProfile::conv_vw},
+    {"conv.rows", &DeviceProfile::conv_rows},
 };
 
 std::string known_names() {
@@ -213,8 +218,8 @@ void apply_items(DeviceProfile& p, const std::string& entry, const std::string& 
     if (eq == std::string::npos) {
       const DeviceProfile* named = find_profile(item);
       if (named == nullptr)
-        throw InvalidArgument("TESSERA_OPENCL_PROFILE='" + env + "': unknown profile '" + item +
-                              "'; expected one of " + known_names());
+        throw InvalidArgument("TESSERA_OPENCL_PROFILE='" + env + "': unknown profile '" + item + "'; expected one of " +
+                              known_names());
       p = *named;
       continue;
     }
@@ -324,16 +329,17 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
   need_vw("stencil.vw", p.stencil_vw);
   need_vw("trsv.vw", p.trsv_vw);
   // Local memory of the largest users, in f64 (the worst case): gemm's two tiles, trsv's block.
-  const std::size_t local_limit = std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024,
-                                                        device_local_mem_bytes);
+  const std::size_t local_limit =
+      std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024, device_local_mem_bytes);
   if (p.family == KernelFamily::gpu) {
     const std::size_t gemm_bytes = static_cast<std::size_t>(p.gemm_mwg + p.gemm_nwg) * p.gemm_kwg * 8;
     if (gemm_bytes > local_limit)
       fail("gemm tiles need " + std::to_string(gemm_bytes) + " bytes of local memory in f64, the limit is " +
            std::to_string(local_limit));
-    const std::size_t trsv_bytes = static_cast<std::size_t>(p.trsv_block) * (p.trsv_block + 2) * 8;
+    // trsv tiles shrink to fit (trsv.cpp), down to one column: BS x 2 plus x.
+    const std::size_t trsv_bytes = static_cast<std::size_t>(p.trsv_block) * 3 * 8;
     if (trsv_bytes > local_limit)
-      fail("trsv.block needs " + std::to_string(trsv_bytes) + " bytes of local memory in f64, the limit is " +
+      fail("trsv.block needs at least " + std::to_string(trsv_bytes) + " bytes of local memory in f64, the limit is " +
            std::to_string(local_limit));
   }
 }

@@ -20,22 +20,23 @@ struct DeviceProfile {
   std::string name;         // what TESSERA_OPENCL_PROFILE accepts, e.g. "nvidia"
   std::string description;  // one line for tessera-info
   KernelFamily family = KernelFamily::gpu;
-  int subgroup = 32;        // lanes executing in lock step: warp 32, wavefront 64, CPU SIMD lanes
-  int max_wg = 256;         // most work-items per group this class of device runs well
-  int local_mem_kb = 32;    // local memory one work-group may use
+  int subgroup = 32;      // lanes executing in lock step: warp 32, wavefront 64, CPU SIMD lanes
+  int max_wg = 256;       // most work-items per group this class of device runs well
+  int local_mem_kb = 32;  // local memory one work-group may use
 
-  // reduce: gpu = grid-stride compensated sums, then a tree in local memory, per group;
-  //         cpu = each work-item sums `chunk` consecutive elements in `vw`-wide vectors.
-  int reduce_wg = 256;          // power of two (tree kernels, and the final pass on any family)
+  // reduce: gpu = grid-stride compensated sums of `vw`-wide vectors, then a tree in local
+  //         memory, per group; cpu = each work-item sums `chunk` consecutive elements in two
+  //         `vw`-wide vector accumulators.
+  int reduce_wg = 256;           // power of two (tree kernels, and the final pass on any family)
   int reduce_groups_per_cu = 8;  // gpu: groups in the first pass, per compute unit
   int reduce_chunk = 4096;       // cpu: elements per work-item (multiple of 2 * vw)
-  int reduce_vw = 8;             // cpu: 1, 2, 4, 8 or 16
+  int reduce_vw = 8;             // 1, 2, 4, 8 or 16
 
   // spmv CSR: gpu = `lanes` work-items per row (lanes from the mean row length, at most
   //           max_lanes), tree in local memory; cpu = one work-item per `rows_per_item` rows.
   int spmv_wg = 256;
-  int spmv_max_lanes = 32;       // power of two, <= spmv_wg
-  int spmv_rows_per_item = 16;   // cpu
+  int spmv_max_lanes = 32;      // power of two, <= spmv_wg
+  int spmv_rows_per_item = 16;  // cpu
 
   // trsv/trsm: unknowns per diagonal block (one kernel launch per block); cpu: right-hand
   // sides per work-item (a vector along B's rows).
@@ -45,16 +46,18 @@ struct DeviceProfile {
   int sptrsv_wg = 256;
 
   // gemm: a work-group computes an mwg x nwg tile of C with mdimc x ndimc work-items, each an
-  // (mwg/mdimc) x (nwg/ndimc) register block; gpu: k-steps of kwg through local memory;
-  // cpu: no local memory, vw-wide vectors along n (nwg/ndimc a multiple of vw).
+  // (mwg/mdimc) x (nwg/ndimc) register block; gpu: k-steps of kwg through local memory (the
+  // k-loop is unrolled: keep kwg small); cpu: no local memory (kwg unused), vw-wide vectors
+  // along n (nwg/ndimc a multiple of vw).
   int gemm_mwg = 64, gemm_nwg = 64, gemm_kwg = 16, gemm_mdimc = 16, gemm_ndimc = 16, gemm_vw = 1;
 
   // stencil: work-group shape in work-items (x fastest); cpu: a work-item computes vw
   // consecutive cells (explicit vectors) of `rows` consecutive rows; gpu: one cell.
   int stencil_lx = 32, stencil_ly = 8, stencil_vw = 1, stencil_rows = 1;
 
-  // conv2d: work-group shape; each work-item computes vw consecutive outputs of a row.
-  int conv_lx = 32, conv_ly = 8, conv_vw = 1;
+  // conv2d: work-group shape; cpu: each work-item computes vw consecutive outputs of a row;
+  // gpu: `rows` outputs of a column (a group's tile is lx x (ly * rows), staged in local memory).
+  int conv_lx = 32, conv_ly = 8, conv_vw = 1, conv_rows = 4;
 };
 
 // The built-in profiles, in selection order.

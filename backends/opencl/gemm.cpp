@@ -54,9 +54,9 @@ std::string OpenCLBackend::gemm_defines(DType dt) const {
          " -DPANEL_A=" + std::to_string(s.panel_m) + " -DPANEL_B=" + std::to_string(s.panel_n);
 }
 
-void OpenCLBackend::gemm_pack(DType dt, bool is_a, const void* src, std::int64_t ld, std::int64_t rows,
-                              std::int64_t k, bool src_rows_contiguous, const cl::Buffer& dst,
-                              std::int64_t padded_rows, std::int64_t kp) {
+void OpenCLBackend::gemm_pack(DType dt, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
+                              bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows,
+                              std::int64_t kp) {
   if (padded_rows == 0 || kp == 0) return;
   cl::Kernel& kern = kernel("gemm.cl", dt, gemm_defines(dt), is_a ? "gemm_pack_a" : "gemm_pack_b");
   set_args(kern, dt, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp);
@@ -66,31 +66,31 @@ void OpenCLBackend::gemm_pack(DType dt, bool is_a, const void* src, std::int64_t
          cl::NDRange(16, 4));
 }
 
-void OpenCLBackend::gemm_packed(DType dt, const GemmShape& s, double alpha, const cl::Buffer& Ap,
-                                const cl::Buffer& Bp, std::int64_t b_batch_stride, double beta, void* C,
-                                std::int64_t c_offset, std::int64_t c_batch_stride, std::int64_t ldc,
-                                std::int64_t batches) {
+void OpenCLBackend::gemm_packed(DType dt, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
+                                double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
+                                std::int64_t group_stride) {
   const DeviceProfile p = gemm_params(dt);
   const int read_c = beta != 0.0 ? 1 : 0;  // beta == 0: C is not read
-  const auto bt = static_cast<std::size_t>(batches);
+  // n and the column groups are int in the kernels (the stores' index arithmetic).
+  const int n = static_cast<int>(s.n), gcols = static_cast<int>(group_cols);
   if (cpu_family()) {
     const int panels_m = static_cast<int>(s.mp / s.panel_m), panels_n = static_cast<int>(s.np / s.panel_n);
     cl::Kernel& k = kernel("gemm.cl", dt, gemm_defines(dt), "gemm_regblock");
-    set_args(k, dt, Ap, Bp, b_batch_stride, C, c_offset, c_batch_stride, ldc, s.m, s.n, static_cast<int>(s.kp),
-             Real{alpha}, Real{beta}, read_c, panels_m, panels_n);
+    set_args(k, dt, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
+             group_stride, panels_m, panels_n);
     launch(k,
            cl::NDRange(static_cast<std::size_t>(round_up(panels_n, p.gemm_ndimc)),
-                       static_cast<std::size_t>(round_up(panels_m, p.gemm_mdimc)), bt),
-           cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc), 1));
+                       static_cast<std::size_t>(round_up(panels_m, p.gemm_mdimc))),
+           cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc)));
     return;
   }
   cl::Kernel& k = kernel("gemm.cl", dt, gemm_defines(dt), "gemm_tiled");
-  set_args(k, dt, Ap, Bp, b_batch_stride, C, c_offset, c_batch_stride, ldc, s.m, s.n, static_cast<int>(s.kp),
-           Real{alpha}, Real{beta}, read_c);
+  set_args(k, dt, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
+           group_stride);
   launch(k,
          cl::NDRange(static_cast<std::size_t>(s.np / p.gemm_nwg * p.gemm_ndimc),
-                     static_cast<std::size_t>(s.mp / p.gemm_mwg * p.gemm_mdimc), bt),
-         cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc), 1));
+                     static_cast<std::size_t>(s.mp / p.gemm_mwg * p.gemm_mdimc)),
+         cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc)));
 }
 
 void OpenCLBackend::gemm(DType dt, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
@@ -107,7 +107,7 @@ void OpenCLBackend::gemm(DType dt, Trans ta, Trans tb, double alpha, const MatVi
     gemm_pack(dt, true, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
     // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
     gemm_pack(dt, false, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
-    gemm_packed(dt, s, alpha, Ap, Bp, 0, beta, C.data, 0, 0, C.ld, 1);
+    gemm_packed(dt, s, alpha, Ap, Bp, beta, C.data, 0, C.ld, n, 0);  // one group of n columns
   });
 }
 

@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "tessera/errors.hpp"
-#include "tessera/version.hpp"
 
 namespace tessera::opencl {
 
@@ -58,6 +57,7 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
     max_alloc_ = static_cast<std::size_t>(device_.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
     max_wg_ = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     const auto local_mem = static_cast<std::size_t>(device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
+    local_mem_ = local_mem;
     const std::string driver = trim(device_.getInfo<CL_DRIVER_VERSION>());
     const std::string platform_version = trim(platform_.getInfo<CL_PLATFORM_VERSION>());
     const std::string device_version = trim(device_.getInfo<CL_DEVICE_VERSION>());
@@ -92,7 +92,7 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
         {"profile", profile_.name + ": " + profile_.description +
                         (std::getenv("TESSERA_OPENCL_PROFILE") ? " (TESSERA_OPENCL_PROFILE is set)" : "")},
         {"kernel family", profile_.family == KernelFamily::cpu ? "cpu (registers, no local memory)"
-                                                                : "gpu (local-memory tiles and trees)"},
+                                                               : "gpu (local-memory tiles and trees)"},
         {"profile parameters", params},
         {"kernel disk cache", programs_->disk_dir().empty() ? "off" : programs_->disk_dir()},
     };
@@ -179,6 +179,7 @@ void OpenCLBackend::synchronize() {
 cl::Kernel& OpenCLBackend::kernel(const char* file, DType dt, const std::string& defines, const char* name) {
   std::string options = "-cl-std=CL1.2 ";
   options += dt == DType::f32 ? "-DREAL=float" : "-DREAL=double -DTESSERA_FP64";
+  options += cpu_family() ? " -DTESSERA_CPU_KERNELS=1" : " -DTESSERA_GPU_KERNELS=1";
   if (!defines.empty()) options += " " + defines;
   return programs_->kernel(file, options, name);
 }

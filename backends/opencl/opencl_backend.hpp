@@ -91,9 +91,9 @@ class OpenCLBackend final : public Backend {
 
   // gemm's two steps, shared with conv_layer (see gemm.cpp and kernels/opencl/gemm.cl).
   struct GemmShape {
-    std::int64_t m = 0, n = 0, k = 0;    // C is m x n, the inner dimension k
-    std::int64_t mp = 0, np = 0, kp = 0; // padded to whole panels (and, gpu, whole k-steps)
-    int panel_m = 0, panel_n = 0;        // panel widths of packed A and B
+    std::int64_t m = 0, n = 0, k = 0;     // C is m x n, the inner dimension k
+    std::int64_t mp = 0, np = 0, kp = 0;  // padded to whole panels (and, gpu, whole k-steps)
+    int panel_m = 0, panel_n = 0;         // panel widths of packed A and B
   };
   DeviceProfile gemm_params(DType) const;
   GemmShape gemm_shape(DType, std::int64_t m, std::int64_t n, std::int64_t k) const;
@@ -101,10 +101,13 @@ class OpenCLBackend final : public Backend {
   // Packs op(src) (rows x k, rows along the panels) into dst, in A's panels (is_a) or B's.
   void gemm_pack(DType, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
                  bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp);
-  void gemm_packed(DType, const GemmShape&, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
-                   std::int64_t b_batch_stride, double beta, void* C, std::int64_t c_offset,
-                   std::int64_t c_batch_stride, std::int64_t ldc, std::int64_t batches);
+  // C (from c_offset, leading dimension ldc) = alpha * A B + beta * C from packed A and B. C's
+  // columns come in groups of group_cols, group g at g * group_stride (see gemm.cl).
+  void gemm_packed(DType, const GemmShape&, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp, double beta,
+                   void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
+                   std::int64_t group_stride);
 
+  std::string trsv_defines(DType) const;
   // Shared by trsv and trsm: X := op(A)^-1 * X for X n x nrhs with leading dimension ldb.
   void trsm_impl(DType, Uplo, Trans, Diag, const MatView& A, void* B, std::int64_t ldb, std::int64_t nrhs);
 
@@ -121,6 +124,7 @@ class OpenCLBackend final : public Backend {
   int compute_units_ = 1;
   std::size_t max_alloc_ = 0;
   std::size_t max_wg_ = 1;
+  std::size_t local_mem_ = 0;
   std::unique_ptr<ProgramCache> programs_;
   std::vector<cl::Buffer> scratch_;
   std::vector<std::size_t> scratch_bytes_;

@@ -51,7 +51,8 @@ std::vector<Found> enumerate(std::string& reason) {
     for (cl_device_id d : devices) out.push_back({p, d});
   }
   if (out.empty())
-    reason = std::to_string(np) + " OpenCL platform(s) found, but no device" + (notes.empty() ? "" : " (" + notes + ")");
+    reason =
+        std::to_string(np) + " OpenCL platform(s) found, but no device" + (notes.empty() ? "" : " (" + notes + ")");
   return out;
 }
 
@@ -62,7 +63,8 @@ int device_count(char* reason, std::size_t reason_size) noexcept {
     if (found.empty() && reason != nullptr && reason_size > 0) std::snprintf(reason, reason_size, "%s", why.c_str());
     return static_cast<int>(found.size());
   } catch (const std::exception& e) {
-    if (reason != nullptr && reason_size > 0) std::snprintf(reason, reason_size, "OpenCL enumeration failed: %s", e.what());
+    if (reason != nullptr && reason_size > 0)
+      std::snprintf(reason, reason_size, "OpenCL enumeration failed: %s", e.what());
   } catch (...) {
     if (reason != nullptr && reason_size > 0) std::snprintf(reason, reason_size, "OpenCL enumeration failed");
   }

@@ -6,13 +6,13 @@
 
 #include <atomic>
 #include <cerrno>
-#include <map>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <vector>
 
 #include "embedded_kernels.hpp"
@@ -113,7 +113,10 @@ std::string tessera_cache_dir() {
 }
 
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string identity, std::string label)
-    : context_(std::move(context)), device_(std::move(device)), identity_(std::move(identity)), label_(std::move(label)) {
+    : context_(std::move(context)),
+      device_(std::move(device)),
+      identity_(std::move(identity)),
+      label_(std::move(label)) {
   const char* off = std::getenv("TESSERA_OPENCL_DISK_CACHE");
   if (!(off && std::string(off) == "0")) {
     const std::string base = tessera_cache_dir();
@@ -188,7 +191,8 @@ cl::Program ProgramCache::build_from_source(const std::string& file, const std::
   const double s = seconds_since(t0);
   ++stats_.source_builds;
   stats_.build_seconds += s;
-  if (verbose_) std::fprintf(stderr, "tessera opencl: built %s [%s] from source in %.3f s\n", file.c_str(), options.c_str(), s);
+  if (verbose_)
+    std::fprintf(stderr, "tessera opencl: built %s [%s] from source in %.3f s\n", file.c_str(), options.c_str(), s);
   return prog;
 }
 
@@ -206,7 +210,8 @@ bool ProgramCache::load_binary(const std::string& path, const std::string& key, 
   if (bytes.size() < sizeof h) return reject("shorter than its header");
   std::memcpy(&h, bytes.data(), sizeof h);
   const u128 hash = fnv1a_128(key);
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.format != kFormat) return reject("not a Tessera cache file");
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.format != kFormat)
+    return reject("not a Tessera cache file");
   if (h.key_hi != static_cast<std::uint64_t>(hash >> 64) || h.key_lo != static_cast<std::uint64_t>(hash))
     return reject("written for another program");
   if (h.payload_size != bytes.size() - sizeof h) return reject("truncated");

@@ -24,8 +24,8 @@
 namespace tessera::opencl {
 
 struct CacheStats {
-  int source_builds = 0;    // programs compiled from source
-  int disk_loads = 0;       // programs created from a cached binary
+  int source_builds = 0;     // programs compiled from source
+  int disk_loads = 0;        // programs created from a cached binary
   double build_seconds = 0;  // total time in clBuildProgram (both kinds)
 };
 

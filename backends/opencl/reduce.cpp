@@ -14,11 +14,16 @@ namespace {
 
 const char* op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::min: return "min";
-    case ReduceOp::max: return "max";
-    case ReduceOp::sum_squares: return "sum_squares";
-    case ReduceOp::max_abs: return "max_abs";
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::min:
+      return "min";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::sum_squares:
+      return "sum_squares";
+    case ReduceOp::max_abs:
+      return "max_abs";
   }
   return "sum";
 }
@@ -68,7 +73,8 @@ double OpenCLBackend::reduce_impl(DType dt, const char* op, const VecView& x, co
              cl::NDRange(static_cast<std::size_t>(wg)));
     } else {
       partials = std::max<std::int64_t>(
-          1, std::min<std::int64_t>(ceil_div(n, wg), static_cast<std::int64_t>(compute_units_) * p.reduce_groups_per_cu));
+          1,
+          std::min<std::int64_t>(ceil_div(n, wg), static_cast<std::int64_t>(compute_units_) * p.reduce_groups_per_cu));
       cl::Buffer& part = scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * esize);
       cl::Kernel& k = kernel("reduce.cl", dt, defines, (base + "_tree").c_str());
       set_args(k, dt, x.data, ydata, n, part);

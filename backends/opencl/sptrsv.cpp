@@ -107,8 +107,8 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(DType dt, Uplo upl
     for (std::size_t i = 0; i < un; ++i) ++ptr[static_cast<std::size_t>(level[i]) + 1];
     for (std::size_t l = 0; l < static_cast<std::size_t>(levels); ++l) ptr[l + 1] += ptr[l];
     std::vector<std::int32_t> rows(un), fill(ptr.begin(), ptr.end() - 1);
-    for (std::size_t i = 0; i < un; ++i) rows[static_cast<std::size_t>(fill[static_cast<std::size_t>(level[i])]++)] =
-        static_cast<std::int32_t>(i);
+    for (std::size_t i = 0; i < un; ++i)
+      rows[static_cast<std::size_t>(fill[static_cast<std::size_t>(level[i])]++)] = static_cast<std::int32_t>(i);
     plan->level_rows = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, rows.size() * 4, rows.data());
     plan->level_ptr = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ptr.size() * 4, ptr.data());
 
@@ -159,8 +159,8 @@ void OpenCLBackend::sptrsv_solve(DType dt, const SptrsvPlanData& plan_data, cons
         launch(k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)));
       } else {
         cl::Kernel& k = kernel("sptrsv.cl", dt, defines, "sptrsv_level");
-        set_args(k, dt, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, seg.first_row, seg.count, x.data,
-                 lower, unit);
+        set_args(k, dt, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, seg.first_row, seg.count, x.data, lower,
+                 unit);
         const std::size_t global = (static_cast<std::size_t>(seg.count) + wg - 1) / wg * wg;
         launch(k, cl::NDRange(global), cl::NDRange(static_cast<std::size_t>(wg)));
       }

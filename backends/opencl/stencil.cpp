@@ -26,10 +26,11 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
     const int vw = cpu_family() ? profile_.stencil_vw : 1;
     const int rows = vw > 1 ? profile_.stencil_rows : 1;  // stencil_step does one row
     cl::Kernel& k = kernel("stencil.cl", dt,
-                           "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0") + " -DVW=" +
-                               std::to_string(vw) + " -DROWS=" + std::to_string(rows),
+                           "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0") +
+                               " -DVW=" + std::to_string(vw) + " -DROWS=" + std::to_string(rows),
                            vw > 1 ? "stencil_step_vec" : "stencil_step");
-    const std::size_t lx = static_cast<std::size_t>(profile_.stencil_lx), ly = static_cast<std::size_t>(profile_.stencil_ly);
+    const std::size_t lx = static_cast<std::size_t>(profile_.stencil_lx),
+                      ly = static_cast<std::size_t>(profile_.stencil_ly);
     const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;
     const std::size_t items_y = (static_cast<std::size_t>(iy) + rows - 1) / rows;
     const cl::NDRange global((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));

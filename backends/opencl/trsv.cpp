@@ -5,28 +5,42 @@
 // family: tiles in local memory and a group-parallel diagonal solve; cpu family: rows streamed
 // by their work-items and a sequential diagonal solve by one work-item. trsv is trsm with one
 // right-hand side (ldb = 1).
+#include <algorithm>
 #include <string>
 
 #include "opencl_backend.hpp"
 
 namespace tessera::opencl {
 
-void OpenCLBackend::trsm_impl(DType dt, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B,
-                              std::int64_t ldb, std::int64_t nrhs) {
+// BS = trsv.block; VW (cpu) = right-hand sides per work-item; TW (gpu) = columns of the local
+// tile: the whole block when T[BS][BS + 1] and x fit in the work-group's local memory, else the
+// largest halving of it that fits (GCN: 64 x 64 doubles alone are its 32 KB).
+std::string OpenCLBackend::trsv_defines(DType dt) const {
+  const int bs = profile_.trsv_block;
+  const int vw = cpu_family() ? profile_.trsv_vw : 1;
+  const std::size_t limit = std::min<std::size_t>(static_cast<std::size_t>(profile_.local_mem_kb) * 1024, local_mem_);
+  auto fits = [&](int tw) { return (static_cast<std::size_t>(bs) * (tw + 1) + bs) * dtype_size(dt) <= limit; };
+  int tw = bs;
+  while (!fits(tw) && tw % 2 == 0) tw /= 2;
+  if (!fits(tw)) tw = 1;  // validate_profile made sure this one fits
+  return "-DBS=" + std::to_string(bs) + " -DVW=" + std::to_string(vw) + " -DTW=" + std::to_string(tw);
+}
+
+void OpenCLBackend::trsm_impl(DType dt, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B, std::int64_t ldb,
+                              std::int64_t nrhs) {
   const std::int64_t n = A.rows;
   const int bs = profile_.trsv_block;
   const int nb = static_cast<int>((n + bs - 1) / bs);
   const int forward = (uplo == Uplo::lower) == (trans == Trans::N) ? 1 : 0;  // op(A) lower
   const int transposed = trans == Trans::T ? 1 : 0;
   const int unit = diag == Diag::unit ? 1 : 0;
-  // cpu: vw right-hand sides per work-item (vectors along B's rows); gpu: one.
-  const int vw = cpu_family() ? profile_.trsv_vw : 1;
-  cl::Kernel& k = kernel("trsv.cl", dt, "-DBS=" + std::to_string(bs) + " -DVW=" + std::to_string(vw),
-                         cpu_family() ? "trsm_step_simple" : "trsm_step_local");
+  cl::Kernel& k = kernel("trsv.cl", dt, trsv_defines(dt), cpu_family() ? "trsm_step_simple" : "trsm_step_local");
+  const int vw = cpu_family() ? profile_.trsv_vw : 1;  // right-hand sides per work-item
   const auto columns = static_cast<std::size_t>((nrhs + vw - 1) / vw);
   for (int s = 0; s < nb; ++s) {
     set_args(k, dt, A.data, A.ld, B, ldb, n, nrhs, s, nb, forward, transposed, unit);
-    launch(k, cl::NDRange(static_cast<std::size_t>(nb - s) * bs, columns), cl::NDRange(static_cast<std::size_t>(bs), 1));
+    launch(k, cl::NDRange(static_cast<std::size_t>(nb - s) * bs, columns),
+           cl::NDRange(static_cast<std::size_t>(bs), 1));
   }
 }
 
@@ -43,9 +57,7 @@ void OpenCLBackend::trsm(DType dt, Uplo uplo, Trans trans, Diag diag, double alp
   translate_errors(where("trsm"), [&] {
     // X = op(A)^-1 (alpha B): scale first, as the reference does (alpha = 0 gives 0, NaN stays NaN).
     if (alpha != 1.0) {
-      const int vw = cpu_family() ? profile_.trsv_vw : 1;  // the same program as the steps
-      cl::Kernel& s = kernel("trsv.cl", dt, "-DBS=" + std::to_string(profile_.trsv_block) + " -DVW=" + std::to_string(vw),
-                             "trsm_scale");
+      cl::Kernel& s = kernel("trsv.cl", dt, trsv_defines(dt), "trsm_scale");  // the steps' program
       set_args(s, dt, B.data, B.ld, B.rows, B.cols, Real{alpha});
       launch(s, cl::NDRange(static_cast<std::size_t>(B.cols), static_cast<std::size_t>(B.rows)), cl::NullRange);
     }

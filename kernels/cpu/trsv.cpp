@@ -9,7 +9,7 @@
 //  - op(A) = A^T (axpy form): once x_J is known, A[J, later] (rows of A, i.e. columns of A^T)
 //    times x_J is added into the thread's private accumulator for all later unknowns.
 // trsm is compute-bound and recursive: split op(A) in halves, solve one, update the other half
-// of B with the GEMM of gemm_kernel.hpp (most flops land there), solve the other; leaves of
+// of B with the GEMM of gemm_driver.hpp (most flops land there), solve the other; leaves of
 // <= kTrsmLeaf rows are solved with vectors along B's rows.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/trsv.cpp"
@@ -140,19 +140,27 @@ void TrsvBlock(bool upper, bool trans, bool unit, const T* A, std::size_t lda, T
   }
 }
 
-// Synchronisation is point to point, never a barrier: blocks go round-robin to the threads and
-// each waits only for the counters its block depends on, so a thread that the OS preempts
-// delays the others by one block, not by one barrier per block.
+// Scheduling. Blocks go round-robin to the threads. Synchronisation is point to point, never a
+// barrier, and a thread never idles while it has work it may do: each block's work splits into
+// the critical part (what the next solve waits for) and bulk streaming that can run early or
+// late, and a thread does its critical part first and its bulk while it would otherwise wait.
+// So a thread the OS preempts (shared or oversubscribed cores) delays only the chain through
+// its own block, while the others keep A streaming.
 struct alignas(64) TrsvCounter {  // one cache line each: no false sharing between writers
-  std::atomic<std::int64_t> value{-1};
+  std::atomic<std::int64_t> value{0};
 };
 // Busy-wait briefly (the dependency is normally a block away), then give the core away.
 inline constexpr unsigned kTrsvSpinsBeforeYield = 1024;
-inline void WaitAtLeast(const std::atomic<std::int64_t>& a, std::int64_t target) {
-  for (unsigned spins = 0; a.load(std::memory_order_acquire) < target; ++spins) {
-    if (spins >= kTrsvSpinsBeforeYield) std::this_thread::yield();
+struct TrsvIdle {
+  unsigned spins = 0;
+  void wait() {
+    if (++spins >= kTrsvSpinsBeforeYield) std::this_thread::yield();
   }
-}
+};
+// Bulk work goes in pieces of at most this many positions (x kTrsvBlock rows: 2 MiB of A in
+// f32, 16 KiB row segments that the prefetchers still follow), so a thread looks at the
+// critical path again within ~100 microseconds.
+inline constexpr std::size_t kTrsvChunk = 4096;
 
 // Unknowns are visited in solve order ("positions" 0..n-1); a forward solve maps position p
 // to unknown p, a backward one to n-1-p, so both run the same loop.
@@ -165,60 +173,93 @@ struct TrsvOrder {
   }
 };
 
-// Dot form (op(A) = A): thread tid solves blocks tid, tid + threads, ... For each it folds in
-// the solved unknowns as they appear (`solved` counts solved positions), so the long head of
-// every row streams while other threads still finish the blocks just before it.
+// Dot form (op(A) = A): block b needs x at positions [0, p0(b)), i.e. the dots of its rows with
+// every solved unknown, folded into x_b as they get solved (`solved` counts solved positions;
+// folded[b] how far block b got). Critical: folding the newest solved positions into the
+// thread's next block, then its triangle. Bulk: folding into the thread's later blocks.
 template <class T>
 void TrsvDotTeam(bool upper, bool unit, const TrsvOrder& order, const T* A, std::size_t lda, T* x,
-                 std::atomic<std::int64_t>& solved, int tid, int threads) {
-  const std::size_t n = order.n, nblocks = DivCeil(n, kTrsvBlock);
-  for (std::size_t b = std::size_t(tid); b < nblocks; b += std::size_t(threads)) {
+                 std::atomic<std::int64_t>& solved, std::size_t* folded, int tid, int threads) {
+  const std::size_t n = order.n, nblocks = DivCeil(n, kTrsvBlock), step = std::size_t(threads);
+  const auto fold = [&](std::size_t b, std::size_t upto) {  // rows of block b, positions up to upto
+    const auto [j0, j1] = order.cols(b * kTrsvBlock, std::min(n, (b + 1) * kTrsvBlock));
+    const auto [c0, c1] = order.cols(folded[b], upto);
+    TrsvDotUpdate(A, lda, x, j0, j1, c0, c1);
+    folded[b] = upto;
+  };
+  TrsvIdle idle;
+  for (std::size_t b = std::size_t(tid); b < nblocks;) {
     const std::size_t p0 = b * kTrsvBlock, p1 = std::min(n, p0 + kTrsvBlock);
-    const auto [j0, j1] = order.cols(p0, p1);
-    for (std::size_t c = 0; c < p0;) {
-      WaitAtLeast(solved, std::int64_t(c) + 1);
-      const std::size_t s = std::min(p0, std::size_t(solved.load(std::memory_order_acquire)));
-      const auto [c0, c1] = order.cols(c, s);
-      TrsvDotUpdate(A, lda, x, j0, j1, c0, c1);
-      c = s;
+    const auto ready = std::min(p0, std::size_t(solved.load(std::memory_order_acquire)));
+    if (folded[b] < ready) {
+      fold(b, ready);
+    } else if (folded[b] == p0) {
+      const auto [j0, j1] = order.cols(p0, p1);
+      TrsvBlock(upper, false, unit, A, lda, x, j0, j1);
+      solved.store(std::int64_t(p1), std::memory_order_release);
+      b += step;
+    } else {
+      std::size_t later = b + step;
+      while (later < nblocks && folded[later] >= ready) later += step;
+      if (later < nblocks) {
+        fold(later, std::min(ready, folded[later] + kTrsvChunk));
+      } else {
+        idle.wait();
+      }
     }
-    TrsvBlock(upper, false, unit, A, lda, x, j0, j1);
-    solved.store(std::int64_t(p1), std::memory_order_release);
   }
 }
 
-// Axpy form (op(A) = A^T): a solved block's rows of A are added into the solving thread's own
-// accumulator acc[tid] (n values) over all later positions, in chunks that double in length
-// from one block: the next block's owner waits only for a kTrsvBlock^2 tile, later ones for
-// more, and the bulk still streams in long rows. `progress[tid]` = block * (n + 1) + positions
-// done announces each chunk. A block starts from its right-hand side plus every thread's
-// accumulator, once each thread's latest earlier block has reached past it.
+// Axpy form (op(A) = A^T): once block b is solved, its rows of A times x_b are added into the
+// solving thread's own accumulator acc[tid] (n values) over all later positions; applied[b]
+// counts how many of them, in order. Block c may start once every earlier block has applied
+// through c's last position; it then sums its right-hand side and every thread's accumulator.
+// Critical: solving the thread's next block as soon as it may start. Bulk: applying solved
+// blocks, always the pending position nearest the front (needed soonest), in chunks that grow
+// from one block, so the next block's owner waits for a kTrsvBlock^2 tile, not for a row.
 template <class T>
 void TrsvAxpyTeam(bool upper, bool unit, const TrsvOrder& order, const T* A, std::size_t lda, T* x, T* acc,
-                  TrsvCounter* progress, int tid, int threads) {
-  const std::size_t n = order.n, nblocks = DivCeil(n, kTrsvBlock);
-  const auto stamp = [n](std::size_t block, std::size_t done) { return std::int64_t(block * (n + 1) + done); };
+                  TrsvCounter* applied, int tid, int threads) {
+  const std::size_t n = order.n, nblocks = DivCeil(n, kTrsvBlock), step = std::size_t(threads);
+  const auto end_of = [&](std::size_t b) { return std::min(n, (b + 1) * kTrsvBlock); };
   T* mine = acc + std::size_t(tid) * n;
-  for (std::size_t b = std::size_t(tid); b < nblocks; b += std::size_t(threads)) {
-    const std::size_t p0 = b * kTrsvBlock, p1 = std::min(n, p0 + kTrsvBlock);
-    const auto [j0, j1] = order.cols(p0, p1);
-    for (int u = 0; u < threads; ++u) {
-      const std::size_t behind = (b + std::size_t(threads) - std::size_t(u)) % std::size_t(threads);
-      if (behind == 0 || behind > b) continue;  // u is this thread, or owns no earlier block
-      const std::size_t last = b - behind;      // u's latest block before b
-      WaitAtLeast(progress[u].value, stamp(last, p1 - (last + 1) * kTrsvBlock));
-      const T* theirs = acc + std::size_t(u) * n;
-      for (std::size_t j = j0; j < j1; ++j) x[j] += theirs[j];
+  struct Pending {  // a solved block of this thread still applying: next position, chunk length
+    std::size_t block, pos, len;
+  };
+  std::vector<Pending> pending;
+  pending.reserve(nblocks / step + 1);
+  const auto may_start = [&](std::size_t c) {
+    for (std::size_t b = 0; b < c; ++b) {
+      const auto need = std::int64_t(end_of(c) - end_of(b));
+      if (applied[b].value.load(std::memory_order_acquire) < need) return false;
     }
-    for (std::size_t j = j0; j < j1; ++j) x[j] += mine[j];
-    TrsvBlock(upper, true, unit, A, lda, x, j0, j1);
-    for (std::size_t q0 = p1, len = kTrsvBlock; q0 < n; q0 += len, len *= 2) {
-      const std::size_t q1 = std::min(n, q0 + len);
-      const auto [c0, c1] = order.cols(q0, q1);
+    return true;
+  };
+  TrsvIdle idle;
+  for (std::size_t c = std::size_t(tid); c < nblocks || !pending.empty();) {
+    if (c < nblocks && may_start(c)) {
+      const auto [j0, j1] = order.cols(c * kTrsvBlock, end_of(c));
+      for (int u = 0; u < threads; ++u) {
+        const T* theirs = acc + std::size_t(u) * n;
+        for (std::size_t j = j0; j < j1; ++j) x[j] += theirs[j];
+      }
+      TrsvBlock(upper, true, unit, A, lda, x, j0, j1);
+      if (end_of(c) < n) pending.push_back({c, end_of(c), kTrsvBlock});
+      c += step;
+    } else if (!pending.empty()) {
+      auto it = std::min_element(pending.begin(), pending.end(),
+                                 [](const Pending& a, const Pending& b) { return a.pos < b.pos; });
+      const std::size_t q1 = std::min(n, it->pos + it->len);
+      const auto [j0, j1] = order.cols(it->block * kTrsvBlock, end_of(it->block));
+      const auto [c0, c1] = order.cols(it->pos, q1);
       TrsvAxpyUpdate(A, lda, x + j0, j0, j1, mine, c0, c1);
-      progress[tid].value.store(stamp(b, q1 - p1), std::memory_order_release);
+      applied[it->block].value.store(std::int64_t(q1 - end_of(it->block)), std::memory_order_release);
+      it->pos = q1;
+      it->len = std::min(2 * it->len, kTrsvChunk);
+      if (q1 == n) pending.erase(it);
+    } else {
+      idle.wait();
     }
-    progress[tid].value.store(stamp(b, n), std::memory_order_release);
   }
 }
 
@@ -227,17 +268,22 @@ void TrsvImpl(bool upper, bool trans, bool unit, std::int64_t n, const T* A, std
   if (n <= 0) return;
   const int threads = threads_for(n * n / 2, kTrsvMinElemsPerThread);
   const TrsvOrder order{std::size_t(n), upper == trans};  // lower/N and upper/T run from the top
-  const std::size_t ld = std::size_t(lda);
-  std::vector<TrsvCounter> counters(static_cast<std::size_t>(threads));
+  const std::size_t ld = std::size_t(lda), nblocks = DivCeil(std::size_t(n), kTrsvBlock);
   if (!trans) {
+    TrsvCounter solved;
+    std::vector<std::size_t> folded(nblocks, 0);
+    if (threads == 1) return TrsvDotTeam(upper, unit, order, A, ld, x, solved.value, folded.data(), 0, 1);
 #pragma omp parallel num_threads(threads)
-    TrsvDotTeam(upper, unit, order, A, ld, x, counters[0].value, omp_get_thread_num(), omp_get_num_threads());
+    TrsvDotTeam(upper, unit, order, A, ld, x, solved.value, folded.data(), omp_get_thread_num(),
+                omp_get_num_threads());
     return;
   }
+  std::vector<TrsvCounter> applied(nblocks);
   T* acc = static_cast<T*>(scratch(ScratchSlot::trsm, std::size_t(threads) * std::size_t(n) * sizeof(T)));
   std::fill(acc, acc + std::size_t(threads) * std::size_t(n), T(0));
+  if (threads == 1) return TrsvAxpyTeam(upper, unit, order, A, ld, x, acc, applied.data(), 0, 1);
 #pragma omp parallel num_threads(threads)
-  TrsvAxpyTeam(upper, unit, order, A, ld, x, acc, counters.data(), omp_get_thread_num(), omp_get_num_threads());
+  TrsvAxpyTeam(upper, unit, order, A, ld, x, acc, applied.data(), omp_get_thread_num(), omp_get_num_threads());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,16 @@
 #define REAL float
 #endif
 
+// The profile's kernel family (-DTESSERA_CPU_KERNELS=1 or -DTESSERA_GPU_KERNELS=1): each file
+// compiles only its variants for that family. Fewer kernels per program is less driver time
+// (PoCL compiles every kernel of a program when its binary is queried for the disk cache).
+#ifndef TESSERA_CPU_KERNELS
+#define TESSERA_CPU_KERNELS 0
+#endif
+#ifndef TESSERA_GPU_KERNELS
+#define TESSERA_GPU_KERNELS 0
+#endif
+
 // Two-step token pasting so that macro arguments are expanded first: REALV(8) -> float8.
 #define TS_CAT_(a, b) a##b
 #define TS_CAT(a, b) TS_CAT_(a, b)

@@ -54,36 +54,112 @@ __kernel void conv2d_valid(__global const REAL* padded, long pw, __global const 
   }
 }
 
-// im2col into gemm's B panels (built with gemm's defines, for PANEL_B): row k = (c, r, s) of
-// CRS, column j = (p, q) of PQ, Kp rows (zero beyond CRS), padded columns (zero beyond PQ).
-// A work-item fills one panel row: PANEL_B consecutive columns j at one k, contiguous in dst;
-// (p, q) advance by increments, so the divisions are per work-item, not per element.
-// Global (panels, Kp, images).
+#if TESSERA_GPU_KERNELS
+// gpu: a work-group computes a tile of LX x (LY * ROWS) outputs from a copy of the input tile
+// it needs ((LY * ROWS + K - 1) x (LX + K - 1)) and of the filter in local memory, so each
+// input is read from global memory about once instead of K * K times; a work-item computes
+// ROWS outputs of one column, LY rows apart (neighbouring work-items, neighbouring columns:
+// no bank conflicts). `lmem` is sized by the host; filters too large for it take conv2d_valid.
+#ifndef LX
+#define LX 32
+#endif
+#ifndef LY
+#define LY 8
+#endif
+#ifndef ROWS
+#define ROWS 4
+#endif
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled(
+    __global const REAL* padded, long ph, long pw, __global const REAL* filter, long ldf, int K, __global REAL* out,
+    long ldo, long P, long Q, __local REAL* lmem) {
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const long q0 = (long)get_group_id(0) * LX, p0 = (long)get_group_id(1) * (LY * ROWS);
+  const int tw = LX + K - 1, th = LY * ROWS + K - 1;
+  __local REAL* tile = lmem;
+  __local REAL* f = lmem + tw * th;
+  for (int e = ty * LX + tx; e < tw * th; e += LX * LY) {
+    const int r = e / tw, c = e % tw;
+    const long gr = p0 + r, gc = q0 + c;
+    tile[e] = (gr < ph && gc < pw) ? padded[gr * pw + gc] : 0;
+  }
+  for (int e = ty * LX + tx; e < K * K; e += LX * LY) f[e] = filter[(e / K) * ldf + e % K];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  REAL acc[ROWS];
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u) acc[u] = 0;
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < K; ++j) {
+      const REAL w = f[i * K + j];
+#pragma unroll
+      for (int u = 0; u < ROWS; ++u) acc[u] = fma(tile[(ty + LY * u + i) * tw + tx + j], w, acc[u]);
+    }
+  const long q = q0 + tx;
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u) {
+    const long p = p0 + ty + LY * u;
+    if (p < P && q < Q) out[p * ldo + q] = acc[u];
+  }
+}
+#endif
+
+// im2col into gemm's B panels (built with gemm's defines, for PANEL_B), `images` images side by
+// side: row k = (c, r, s) of CRS, column J = (b, p, q) = b * PQ + p * Q + q, Kp rows (zero beyond
+// CRS), cols_padded columns (zero beyond images * PQ).
 #ifndef PANEL_B
 #define PANEL_B 1
 #endif
-__kernel void conv_im2col(__global const REAL* in, long C, long H, long W_in, long R, long S, long P, long Q,
-                          long pad_h, long pad_w, long stride_h, long stride_w, long image0, __global REAL* dst,
-                          long panels, long Kp, long dst_batch_stride) {
-  const long panel = get_global_id(0), k = get_global_id(1), b = get_global_id(2);
+
+#if TESSERA_GPU_KERNELS
+// gpu: a work-item per element, neighbouring work-items on neighbouring columns (= q): the
+// reads of a row of the image and the writes of a panel row are both coalesced.
+// Global (cols_padded, Kp).
+__kernel void conv_im2col(__global const REAL* in, int C, int H, int W_in, int R, int S, int P, int Q, int pad_h,
+                          int pad_w, int stride_h, int stride_w, long image0, int images, __global REAL* dst,
+                          int cols_padded, int Kp) {
+  const int J = get_global_id(0), k = get_global_id(1);
+  if (J >= cols_padded || k >= Kp) return;
+  REAL v = 0;
+  if (J < images * P * Q && k < C * R * S) {
+    const int b = J / (P * Q), pq = J % (P * Q);
+    const int c = k / (R * S), rs = k % (R * S), r = rs / S, s = rs % S;
+    const int p = pq / Q, q = pq % Q;
+    const int h = p * stride_h + r - pad_h, w = q * stride_w + s - pad_w;
+    if (h >= 0 && h < H && w >= 0 && w < W_in) v = in[(((image0 + b) * C + c) * H + h) * (long)W_in + w];
+  }
+  dst[((long)(J / PANEL_B) * Kp + k) * PANEL_B + J % PANEL_B] = v;
+}
+#endif
+
+#if TESSERA_CPU_KERNELS
+// cpu: a work-item fills one panel row: PANEL_B consecutive columns at one k, contiguous in
+// dst; (b, p, q) advance by increments, so the divisions are per work-item, not per element.
+// Global (panels, Kp).
+__kernel void conv_im2col(__global const REAL* in, int C, int H, int W_in, int R, int S, int P, int Q, int pad_h,
+                          int pad_w, int stride_h, int stride_w, long image0, int images, __global REAL* dst,
+                          int panels, int Kp) {
+  const int panel = get_global_id(0), k = get_global_id(1);
   if (panel >= panels || k >= Kp) return;
-  __global REAL* out = dst + b * dst_batch_stride + (panel * Kp + k) * PANEL_B;
-  const long j0 = panel * PANEL_B;
+  __global REAL* out = dst + ((long)panel * Kp + k) * PANEL_B;
   if (k >= C * R * S) {
     for (int w = 0; w < PANEL_B; ++w) out[w] = 0;
     return;
   }
-  const long c = k / (R * S), rs = k % (R * S), r = rs / S, s = rs % S;
-  const __global REAL* plane = in + ((image0 + b) * C + c) * H * W_in;
-  long p = j0 / Q, q = j0 % Q;
+  const int c = k / (R * S), rs = k % (R * S), r = rs / S, s = rs % S;
+  const int J0 = panel * PANEL_B;
+  int b = J0 / (P * Q), p = J0 % (P * Q) / Q, q = J0 % Q;
   for (int w = 0; w < PANEL_B; ++w) {
     REAL v = 0;
-    const long h = p * stride_h + r - pad_h, x = q * stride_w + s - pad_w;
-    if (p < P && h >= 0 && h < H && x >= 0 && x < W_in) v = plane[h * W_in + x];
+    const int h = p * stride_h + r - pad_h, x = q * stride_w + s - pad_w;
+    if (b < images && h >= 0 && h < H && x >= 0 && x < W_in)
+      v = in[(((image0 + b) * C + c) * H + h) * (long)W_in + x];
     out[w] = v;
     if (++q == Q) {
       q = 0;
-      ++p;
+      if (++p == P) {
+        p = 0;
+        ++b;
+      }
     }
   }
 }
+#endif

@@ -5,7 +5,10 @@
 //     whatever the transposes and leading dimensions (the cost is O(mk + kn), next to O(mnk)).
 //  2. gemm_tiled (gpu) or gemm_regblock (cpu) computes C tile by tile.
 // Panel p of a packed operand with width W starts at p * Kp * W; element (k, w) is at k * W + w.
-// A batch dimension (global dimension 2) serves conv_layer: B and C advance by their strides.
+// C's columns come in groups of `group_cols` (conv_layer: one output image of P * Q columns
+// per group, the images side by side in one wide product), group g starting at C + g *
+// group_stride: element (i, j) is at (j / group_cols) * group_stride + i * ldc + j % group_cols.
+// A plain gemm has one group (group_cols = n).
 
 #ifndef MWG
 #define MWG 64     // rows of C per work-group
@@ -74,24 +77,24 @@ __kernel void gemm_pack_b(__global const REAL* S, long ld, long rows, long K, in
 }
 
 // Writes one element of C: alpha * acc (+ beta * C).
+#define C_INDEX(i, j) (((j) / group_cols) * group_stride + (i) * ldc + (j) % group_cols)
 #define STORE_C(idx, v) C[idx] = read_c ? alpha * (v) + beta * C[idx] : alpha * (v)
-#define STORE_C_ROW(row, j, v) (row)[j] = read_c ? alpha * (v) + beta * (row)[j] : alpha * (v)
 
+#if TESSERA_GPU_KERNELS  // gpu variant
 // gpu: a group stages KWG x MWG of A and KWG x NWG of B in local memory per step (contiguous
 // copies, thanks to the panel layout), and each work-item accumulates an MWI x NWI block in
 // registers. Work-item (tn, tm) owns rows tm + MDIMC * mi and columns tn + NDIMC * ni: at each
 // local read, neighbouring work-items touch neighbouring words (no bank conflicts), and the
 // stores of C are coalesced along rows. Panels: width MWG (A) and NWG (B); Kp % KWG == 0.
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1))) void gemm_tiled(
-    __global const REAL* Ap, __global const REAL* Bp, long b_batch_stride, __global REAL* C, long c_offset,
-    long c_batch_stride, long ldc, long M, long N, int Kp, REAL alpha, REAL beta, int read_c) {
+    __global const REAL* Ap, __global const REAL* Bp, __global REAL* C, long c_offset, long ldc, long M, int N,
+    int Kp, REAL alpha, REAL beta, int read_c, int group_cols, long group_stride) {
   __local REAL As[KWG * MWG];
   __local REAL Bs[KWG * NWG];
   const int tn = get_local_id(0), tm = get_local_id(1);
   const int tid = tm * NDIMC + tn;
-  const long batch = get_global_id(2);
   const __global REAL* a = Ap + (long)get_group_id(1) * Kp * MWG;
-  const __global REAL* b = Bp + batch * b_batch_stride + (long)get_group_id(0) * Kp * NWG;
+  const __global REAL* b = Bp + (long)get_group_id(0) * Kp * NWG;
   REAL acc[MWI][NWI];
   #pragma unroll
   for (int mi = 0; mi < MWI; ++mi)
@@ -117,79 +120,77 @@ __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1))) void gemm_tiled(
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  C += c_offset + batch * c_batch_stride;
+  C += c_offset;
   #pragma unroll
   for (int mi = 0; mi < MWI; ++mi) {
     const long i = (long)get_group_id(1) * MWG + tm + mi * MDIMC;
     if (i >= M) continue;
     #pragma unroll
     for (int ni = 0; ni < NWI; ++ni) {
-      const long j = (long)get_group_id(0) * NWG + tn + ni * NDIMC;
-      if (j < N) STORE_C(i * ldc + j, acc[mi][ni]);
+      const int j = get_group_id(0) * NWG + tn + ni * NDIMC;
+      if (j < N) STORE_C(C_INDEX(i, j), acc[mi][ni]);
     }
   }
 }
+#endif
 
+#if TESSERA_CPU_KERNELS  // cpu variant
 // cpu: no local memory. Work-item (pn, pm) computes rows [pm * MWI, +MWI) and columns
 // [pn * NWI, +NWI) of C: per k it loads NV vectors of B's panel and broadcasts MWI values of
 // A's panel, MWI * NV independent FMA chains in registers (the micro-kernel of a CPU BLAS).
-// Panels: width MWI (A) and NWI (B), Kp = K. A CPU driver runs a group's work-items one after
-// another on one core; the barrier after each KWG-long slice of k makes all of them finish the
-// slice before any starts the next, so the group's slices of A and B (MWG x KWG + KWG x NWG)
-// are read from cache by every work-item but the first (cache blocking, without local memory).
-// Work-items past the edge compute a clamped copy and store nothing: every work-item must
-// reach every barrier.
-__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1))) void gemm_regblock(
-    __global const REAL* Ap, __global const REAL* Bp, long b_batch_stride, __global REAL* C, long c_offset,
-    long c_batch_stride, long ldc, long M, long N, int K, REAL alpha, REAL beta, int read_c, int panels_m,
-    int panels_n) {
-  const int pn = min((int)get_global_id(0), panels_n - 1), pm = min((int)get_global_id(1), panels_m - 1);
-  const bool owner = get_global_id(0) < panels_n && get_global_id(1) < panels_m;
-  const long batch = get_global_id(2);
+// Panels: width MWI (A) and NWI (B), Kp = K. A CPU driver runs a group's MDIMC x NDIMC
+// work-items one after another on one core, so they share their panels through its caches.
+// No barrier: k-slices separated by barriers (cache blocking) measured no faster on PoCL and
+// made its compile of this kernel 5x slower (it must keep the accumulators of every work-item
+// alive across each barrier).
+// vec_type_hint: the kernel is vectorised by hand (Intel's CPU compiler then does not vectorise
+// across work-items on top of it).
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1))) __attribute__((vec_type_hint(VECT))) void gemm_regblock(
+    __global const REAL* Ap, __global const REAL* Bp, __global REAL* C, long c_offset, long ldc, long M, int N,
+    int K, REAL alpha, REAL beta, int read_c, int group_cols, long group_stride, int panels_m, int panels_n) {
+  const int pn = get_global_id(0), pm = get_global_id(1);
+  if (pn >= panels_n || pm >= panels_m) return;
   const __global REAL* a = Ap + (long)pm * K * MWI;
-  const __global REAL* b = Bp + batch * b_batch_stride + (long)pn * K * NWI;
+  const __global REAL* b = Bp + (long)pn * K * NWI;
   VECT acc[MWI][NV];
 #pragma unroll
   for (int mi = 0; mi < MWI; ++mi)
 #pragma unroll
     for (int v = 0; v < NV; ++v) acc[mi][v] = 0;
 
-  for (int k0 = 0; k0 < K; k0 += KWG) {
-    const int k1 = min(k0 + KWG, K);
-    for (int k = k0; k < k1; ++k) {
-      VECT bv[NV];
+  for (int k = 0; k < K; ++k) {
+    VECT bv[NV];
 #pragma unroll
-      for (int v = 0; v < NV; ++v) bv[v] = LOADV(v, b + (long)k * NWI);
+    for (int v = 0; v < NV; ++v) bv[v] = LOADV(v, b + (long)k * NWI);
 #pragma unroll
-      for (int mi = 0; mi < MWI; ++mi) {
-        const VECT av = (VECT)(a[(long)k * MWI + mi]);
+    for (int mi = 0; mi < MWI; ++mi) {
+      const VECT av = (VECT)(a[(long)k * MWI + mi]);
 #pragma unroll
-        for (int v = 0; v < NV; ++v) acc[mi][v] = fma(av, bv[v], acc[mi][v]);
-      }
+      for (int v = 0; v < NV; ++v) acc[mi][v] = fma(av, bv[v], acc[mi][v]);
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
   }
-  if (!owner) return;
 
-  C += c_offset + batch * c_batch_stride;
-  const long i0 = (long)pm * MWI, j0 = (long)pn * NWI;
+  C += c_offset;
+  const long i0 = (long)pm * MWI;
+  const int j0 = pn * NWI;
 #pragma unroll
   for (int mi = 0; mi < MWI; ++mi) {
     const long i = i0 + mi;
     if (i >= M) break;
-    __global REAL* row = C + i * ldc;
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
-      const long j = j0 + v * VW;
-      if (j + VW <= N) {
+      const int j = j0 + v * VW;
+      if (j + VW <= N && j % group_cols + VW <= group_cols) {  // VW contiguous elements of C
+        __global REAL* c = C + C_INDEX(i, j);
         VECT r = alpha * acc[mi][v];
-        if (read_c) r += beta * LOADV(0, row + j);
-        STOREV(r, 0, row + j);
+        if (read_c) r += beta * LOADV(0, c);
+        STOREV(r, 0, c);
       } else {
         REAL lanes[VW];
         STOREV(acc[mi][v], 0, lanes);
-        for (int l = 0; l < VW && j + l < N; ++l) STORE_C_ROW(row, j + l, lanes[l]);
+        for (int l = 0; l < VW && j + l < N; ++l) STORE_C(C_INDEX(i, j + l), lanes[l]);
       }
     }
   }
 }
+#endif

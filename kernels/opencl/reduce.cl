@@ -13,7 +13,7 @@
 #define REDUCE_CHUNK 4096  // cpu kernels: elements per work-item, a multiple of 2 * VW
 #endif
 #ifndef VW
-#define VW 8               // cpu kernels: vector width of the accumulators
+#define VW 8               // vector width of the loads and accumulators
 #endif
 
 // ---- the six reductions as data: term of element i, how partials combine, the identity ----
@@ -42,85 +42,118 @@
 #define HCOMB(C, v) TS_CAT(HCOMB, VW)(C, v)
 #endif
 
-// ---- gpu: grid-stride loop (coalesced: neighbouring work-items read neighbouring elements),
-//      Kahan-compensated for the additive ops, then a tree in local memory. Run with one group,
-//      over the partials, it is pass 2 on every family. ----
-#define TREE_KERNEL_ADD(NAME, TERM)                                                              \
-  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void NAME(                       \
-      __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {          \
-    __local REAL part[WG_SIZE];                                                                  \
-    REAL s = 0, c = 0; /* c: the low-order part lost so far, negated (Kahan) */                  \
-    for (long i = get_global_id(0); i < n; i += get_global_size(0)) {                            \
-      const REAL v = TERM(x, y, i) - c;                                                          \
-      const REAL t = s + v;                                                                      \
-      c = (t - s) - v;                                                                           \
-      s = t;                                                                                     \
-    }                                                                                            \
-    const int l = get_local_id(0);                                                               \
-    part[l] = s - c;                                                                             \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-    for (int off = WG_SIZE / 2; off > 0; off >>= 1) {                                            \
-      if (l < off) part[l] += part[l + off];                                                     \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-    }                                                                                            \
-    if (l == 0) partial[get_group_id(0)] = part[0];                                              \
+// ---- gpu: grid-stride loop over VW-wide vectors (neighbouring work-items read neighbouring
+//      vectors: coalesced, and VW x the bytes in flight per load, which f32 needs to reach the
+//      memory bandwidth), Kahan-compensated lane by lane for the additive ops; the n % VW tail
+//      elements go one per work-item; then a tree in local memory. Run with one group over the
+//      partials, it is pass 2 on every family. ----
+#if VW == 1
+#define VECT REAL
+#define LOADV(i, p) ((p)[i])
+#else
+#define VECT REALV(VW)
+#define LOADV(i, p) VLOADN(VW)(i, p)
+#endif
+
+#define TREE_KERNEL_ADD(NAME, TERM, VTERM)                                                         \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void NAME(                         \
+      __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {            \
+    __local REAL part[WG_SIZE];                                                                    \
+    VECT s = 0, c = 0; /* c: the low-order part lost so far, negated (Kahan) */                    \
+    const long nv = n / VW;                                                                        \
+    for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
+      const VECT xv = LOADV(v, x);                                                                 \
+      const VECT yv = HAS_Y ? LOADV(v, y) : xv;                                                    \
+      const VECT t = VTERM(xv, yv) - c;                                                            \
+      const VECT u = s + t;                                                                        \
+      c = (u - s) - t;                                                                             \
+      s = u;                                                                                       \
+    }                                                                                              \
+    s -= c;                                                                                        \
+    REAL r = HCOMB(COMBINE_ADD, s);                                                                \
+    const long tail = nv * VW + get_global_id(0);                                                  \
+    if (tail < n) r += TERM(x, y, tail);                                                           \
+    const int l = get_local_id(0);                                                                 \
+    part[l] = r;                                                                                   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    for (int off = WG_SIZE / 2; off > 0; off >>= 1) {                                              \
+      if (l < off) part[l] += part[l + off];                                                       \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+    }                                                                                              \
+    if (l == 0) partial[get_group_id(0)] = part[0];                                                \
   }
 
-#define TREE_KERNEL_SEL(NAME, TERM, COMBINE, IDENTITY)                                           \
-  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void NAME(                       \
-      __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {          \
-    __local REAL part[WG_SIZE];                                                                  \
-    REAL s = IDENTITY;                                                                           \
-    for (long i = get_global_id(0); i < n; i += get_global_size(0)) s = COMBINE(s, TERM(x, y, i)); \
-    const int l = get_local_id(0);                                                               \
-    part[l] = s;                                                                                 \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-    for (int off = WG_SIZE / 2; off > 0; off >>= 1) {                                            \
-      if (l < off) part[l] = COMBINE(part[l], part[l + off]);                                    \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-    }                                                                                            \
-    if (l == 0) partial[get_group_id(0)] = part[0];                                              \
+#define TREE_KERNEL_SEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                      \
+  __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void NAME(                         \
+      __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {            \
+    __local REAL part[WG_SIZE];                                                                    \
+    VECT s = (VECT)(IDENTITY);                                                                     \
+    const long nv = n / VW;                                                                        \
+    for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
+      const VECT xv = LOADV(v, x);                                                                 \
+      s = COMBINE(s, VTERM(xv, xv));                                                               \
+    }                                                                                              \
+    REAL r = HCOMB(COMBINE, s);                                                                    \
+    const long tail = nv * VW + get_global_id(0);                                                  \
+    if (tail < n) r = COMBINE(r, TERM(x, y, tail));                                                \
+    const int l = get_local_id(0);                                                                 \
+    part[l] = r;                                                                                   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    for (int off = WG_SIZE / 2; off > 0; off >>= 1) {                                              \
+      if (l < off) part[l] = COMBINE(part[l], part[l + off]);                                      \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+    }                                                                                              \
+    if (l == 0) partial[get_group_id(0)] = part[0];                                                \
   }
 
 // ---- cpu: work-item w reduces elements [w * CHUNK, (w + 1) * CHUNK) with two VW-wide
 //      accumulators (two independent dependency chains keep the FP adder busy), no local
 //      memory, no barrier. Only the last work-item has a ragged end. ----
-#define CHUNK_KERNEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                       \
-  __kernel void NAME(__global const REAL* x, __global const REAL* y, long n,                     \
-                     __global REAL* partial) {                                                   \
-    const long w = get_global_id(0);                                                             \
-    const long begin = w * REDUCE_CHUNK;                                                         \
-    const long end = min(begin + (long)REDUCE_CHUNK, n);                                         \
-    REALV(VW) a0 = (REALV(VW))(IDENTITY), a1 = a0;                                               \
-    long i = begin;                                                                              \
-    for (; i + 2 * VW <= end; i += 2 * VW) {                                                     \
-      const REALV(VW) x0 = VLOADN(VW)(0, x + i), x1 = VLOADN(VW)(0, x + i + VW);                 \
-      REALV(VW) y0 = x0, y1 = x1;                                                                \
-      if (HAS_Y) {                                                                               \
-        y0 = VLOADN(VW)(0, y + i);                                                               \
-        y1 = VLOADN(VW)(0, y + i + VW);                                                          \
-      }                                                                                          \
-      a0 = COMBINE(a0, VTERM(x0, y0));                                                           \
-      a1 = COMBINE(a1, VTERM(x1, y1));                                                           \
-    }                                                                                            \
-    a0 = COMBINE(a0, a1);                                                                        \
-    REAL s = HCOMB(COMBINE, a0);                                                                 \
-    for (; i < end; ++i) s = COMBINE(s, TERM(x, y, i));                                          \
-    if (begin < n) partial[w] = s;                                                               \
+#define CHUNK_KERNEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                         \
+  __kernel void NAME(__global const REAL* x, __global const REAL* y, long n,                       \
+                     __global REAL* partial) {                                                     \
+    const long w = get_global_id(0);                                                               \
+    const long begin = w * REDUCE_CHUNK;                                                           \
+    const long end = min(begin + (long)REDUCE_CHUNK, n);                                           \
+    VECT a0 = (VECT)(IDENTITY), a1 = a0;                                                           \
+    long i = begin;                                                                                \
+    for (; i + 2 * VW <= end; i += 2 * VW) {                                                       \
+      const VECT x0 = LOADV(0, x + i), x1 = LOADV(0, x + i + VW);                                  \
+      VECT y0 = x0, y1 = x1;                                                                       \
+      if (HAS_Y) {                                                                                 \
+        y0 = LOADV(0, y + i);                                                                      \
+        y1 = LOADV(0, y + i + VW);                                                                 \
+      }                                                                                            \
+      a0 = COMBINE(a0, VTERM(x0, y0));                                                             \
+      a1 = COMBINE(a1, VTERM(x1, y1));                                                             \
+    }                                                                                              \
+    a0 = COMBINE(a0, a1);                                                                          \
+    REAL s = HCOMB(COMBINE, a0);                                                                   \
+    for (; i < end; ++i) s = COMBINE(s, TERM(x, y, i));                                            \
+    if (begin < n) partial[w] = s;                                                                 \
   }
 
+// The pass-2 kernels (sum, min, max over partials) exist on every family.
 #define HAS_Y 0
-TREE_KERNEL_ADD(reduce_sum_tree, TERM_ID)
-TREE_KERNEL_ADD(reduce_sum_squares_tree, TERM_SQ)
-TREE_KERNEL_SEL(reduce_min_tree, TERM_ID, COMBINE_MIN, INFINITY)
-TREE_KERNEL_SEL(reduce_max_tree, TERM_ID, COMBINE_MAX, -INFINITY)
-TREE_KERNEL_SEL(reduce_max_abs_tree, TERM_ABS, COMBINE_MAX, 0)
+TREE_KERNEL_ADD(reduce_sum_tree, TERM_ID, VTERM_ID)
+TREE_KERNEL_SEL(reduce_min_tree, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
+TREE_KERNEL_SEL(reduce_max_tree, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
+#if TESSERA_GPU_KERNELS
+TREE_KERNEL_ADD(reduce_sum_squares_tree, TERM_SQ, VTERM_SQ)
+TREE_KERNEL_SEL(reduce_max_abs_tree, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
+#endif
+#if TESSERA_CPU_KERNELS
 CHUNK_KERNEL(reduce_sum_chunks, TERM_ID, VTERM_ID, COMBINE_ADD, 0)
 CHUNK_KERNEL(reduce_sum_squares_chunks, TERM_SQ, VTERM_SQ, COMBINE_ADD, 0)
 CHUNK_KERNEL(reduce_min_chunks, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
 CHUNK_KERNEL(reduce_max_chunks, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
 CHUNK_KERNEL(reduce_max_abs_chunks, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
+#endif
 #undef HAS_Y
 #define HAS_Y 1
-TREE_KERNEL_ADD(reduce_dot_tree, TERM_XY)
+#if TESSERA_GPU_KERNELS
+TREE_KERNEL_ADD(reduce_dot_tree, TERM_XY, VTERM_XY)
+#endif
+#if TESSERA_CPU_KERNELS
 CHUNK_KERNEL(reduce_dot_chunks, TERM_XY, VTERM_XY, COMBINE_ADD, 0)
+#endif

@@ -8,6 +8,7 @@
 #define ROWS_PER_ITEM 16    // spmv_rows: consecutive rows per work-item
 #endif
 
+#if TESSERA_CPU_KERNELS  // cpu variant
 // cpu: a work-item walks ROWS_PER_ITEM consecutive rows, so its reads of row_ptr, col_idx and
 // values are one contiguous stream (what a CPU's prefetcher wants).
 __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
@@ -29,7 +30,9 @@ __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx
     y[r] = read_y ? alpha * s + beta * y[r] : alpha * s;
   }
 }
+#endif
 
+#if TESSERA_GPU_KERNELS  // gpu variant
 // gpu: `lanes` consecutive work-items share a row (lanes a power of two <= WG_SIZE, chosen by the
 // host from the mean row length): they read the row's entries side by side (coalesced), then
 // add their partial sums in a tree in local memory.
@@ -47,12 +50,19 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_vector(
   }
   part[l] = s;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int off = lanes / 2; off > 0; off >>= 1) {
-    if (lane < off) part[l] += part[l + off];
-    barrier(CLK_LOCAL_MEM_FENCE);
+  REAL t = 0;
+  if (lanes <= 8) {
+    // Few lanes (short rows, the common case): the row's first lane adds its neighbours'
+    // partials itself; one barrier instead of log2(lanes).
+    if (lane == 0)
+      for (int q = 0; q < lanes; ++q) t += part[l + q];
+  } else {
+    for (int off = lanes / 2; off > 0; off >>= 1) {
+      if (lane < off) part[l] += part[l + off];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    t = part[l];
   }
-  if (lane == 0 && row < rows) {
-    const REAL t = part[l];
-    y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
-  }
+  if (lane == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
 }
+#endif

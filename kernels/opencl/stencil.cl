@@ -2,8 +2,10 @@
 // fastest: dst(interior) = c0 * src + sum_d c_d * (the 2 * ndim neighbours at distance d).
 // The host ping-pongs between u and a scratch copy of it, so boundary cells (within RADIUS of
 // a face), never written, keep their values in both. RADIUS and DIM3 are compile-time: the
-// neighbour loop unrolls completely, leaving the work-item body straight-line code that the
-// compilers vectorise (PoCL across work-items along x).
+// neighbour loop unrolls completely into straight-line code.
+//
+// stencil_step (gpu, and cpu with vw = 1): one cell per work-item, neighbouring work-items on
+// neighbouring cells of a row (coalesced). stencil_step_vec (cpu): see below.
 
 #ifndef RADIUS
 #define RADIUS 1
@@ -50,7 +52,7 @@ __kernel void stencil_step(__global const REAL* src, __global REAL* dst, long nx
 #ifndef ROWS
 #define ROWS 4
 #endif
-#if VW > 1
+#if TESSERA_CPU_KERNELS && VW > 1
 __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
                                REAL c1, REAL c2, REAL c3, REAL c4) {
   const long x_end = nx - RADIUS;

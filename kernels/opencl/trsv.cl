@@ -20,6 +20,7 @@ __kernel void trsm_scale(__global REAL* B, long ldb, long n, long nrhs, REAL alp
   if (c < nrhs && i < n) B[i * ldb + c] *= alpha;
 }
 
+#if TESSERA_CPU_KERNELS  // cpu variant
 // cpu: work-item t of group g updates row t of its block for VW right-hand sides at once
 // (explicit vectors along the rows of B; the row of op(A) is read once for all of them, and
 // contiguously when !trans); group 0 then solves its block with one work-item, sequentially
@@ -85,14 +86,34 @@ __kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_simple(
     }
   }
 }
+#endif
 
-// gpu: tiles of op(A) go through local memory, loaded so that neighbouring work-items read
-// neighbouring addresses of A whether or not it is transposed; the diagonal block is solved
-// by the whole group, one unknown per barrier. Global (BS * (nb - s), nrhs), local (BS, 1).
+#if TESSERA_GPU_KERNELS  // gpu variant
+// gpu: tiles of op(A) go through local memory, TW columns at a time (TW = BS unless the
+// device's local memory is too small for a BS x BS tile: GCN's 32 KB cannot hold 64 x 64
+// doubles), loaded so that neighbouring work-items read neighbouring addresses of A whether or
+// not it is transposed; the diagonal block is solved by the whole group, one unknown per
+// barrier. Global (BS * (nb - s), nrhs), local (BS, 1).
+#ifndef TW
+#define TW BS  // columns of op(A) per local tile; divides BS
+#endif
+
+// T[i][jj] = op(A)(r0 + i, c0 + jj) for the BS x TW tile at (r0, c0); rows or columns past n
+// read as the identity (1 on the diagonal, 0 elsewhere).
+inline void load_tile(__local REAL (*T)[TW + 1], __global const REAL* A, long lda, long n, int trans, long r0,
+                      long c0, int t) {
+  for (int e = t; e < BS * TW; e += BS) {
+    // Work-item order follows A's contiguous direction: columns of op(A) when !trans, rows when trans.
+    const int i = trans ? e % BS : e / TW, jj = trans ? e / BS : e % TW;
+    const long gi = r0 + i, gj = c0 + jj;
+    T[i][jj] = (gi < n && gj < n) ? OPA(gi, gj) : (gi == gj ? 1 : 0);
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_local(
     __global const REAL* A, long lda, __global REAL* B, long ldb, long n, long nrhs, int s, int nb, int forward,
     int trans, int unit) {
-  __local REAL T[BS][BS + 1];  // +1: row-wise reads by different work-items hit different banks
+  __local REAL T[BS][TW + 1];  // +1: row-wise reads by different work-items hit different banks
   __local REAL xv[BS];
   const int g = get_group_id(0);
   const int t = get_local_id(0);
@@ -100,38 +121,36 @@ __kernel __attribute__((reqd_work_group_size(BS, 1, 1))) void trsm_step_local(
   const long r0 = block_first(s + g, nb, forward);
   const long r = r0 + t;
   if (s > 0) {
+    // The previous block is entirely inside the matrix except when it is the ragged last
+    // block (solved first going backward): its rows past n hold x = 0 and contribute nothing.
     const long p0 = block_first(s - 1, nb, forward);
-    for (int u = 0; u < BS; ++u) {
-      const int i = trans ? t : u, j = trans ? u : t;
-      const long gi = r0 + i, gj = p0 + j;
-      T[i][j] = (gi < n && gj < n) ? OPA(gi, gj) : 0;
-    }
     xv[t] = p0 + t < n ? B[(p0 + t) * ldb + c] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (r < n) {
-      REAL acc = 0;
-      for (int j = 0; j < BS; ++j) acc += T[t][j] * xv[j];
-      B[r * ldb + c] -= acc;
+    REAL acc = 0;
+    for (int j0 = 0; j0 < BS; j0 += TW) {
+      load_tile(T, A, lda, n, trans, r0, p0 + j0, t);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int jj = 0; jj < TW; ++jj) acc += T[t][jj] * xv[j0 + jj];
+      barrier(CLK_LOCAL_MEM_FENCE);  // before T (and, after the loop, xv) is reused
     }
-    barrier(CLK_LOCAL_MEM_FENCE);  // before T and xv are reused below
+    if (r < n) B[r * ldb + c] -= acc;
   }
   if (g == 0) {
-    for (int u = 0; u < BS; ++u) {
-      const int i = trans ? t : u, j = trans ? u : t;
-      const long gi = r0 + i, gj = r0 + j;
-      // Rows past n get an identity row and x = 0: they then contribute exactly nothing.
-      T[i][j] = (gi < n && gj < n) ? OPA(gi, gj) : (i == j ? 1 : 0);
-    }
-    xv[t] = r < n ? B[r * ldb + c] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    xv[t] = r < n ? B[r * ldb + c] : 0;  // rows past n: x = 0 and an identity row
     // Unknown j is final once its row has received every earlier update and been divided;
     // each work-item writes only its own xv[t], so one barrier per unknown suffices.
-    for (int step = 0; step < BS; ++step) {
-      const int j = forward ? step : BS - 1 - step;
-      if (t == j && !unit) xv[j] /= T[j][j];
+    for (int q = 0; q < BS / TW; ++q) {
+      const int j0 = forward ? q * TW : BS - (q + 1) * TW;
+      load_tile(T, A, lda, n, trans, r0, r0 + j0, t);
       barrier(CLK_LOCAL_MEM_FENCE);
-      if (forward ? t > j : t < j) xv[t] -= T[t][j] * xv[j];
+      for (int step = 0; step < TW; ++step) {
+        const int jj = forward ? step : TW - 1 - step, j = j0 + jj;
+        if (t == j && !unit) xv[j] /= T[j][jj];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (forward ? t > j : t < j) xv[t] -= T[t][jj] * xv[j];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile overwrites T
     }
     if (r < n) B[r * ldb + c] = xv[t];
   }
 }
+#endif
