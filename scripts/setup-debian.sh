@@ -10,8 +10,10 @@ packages=(
   libhwy-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   # OpenCL: ICD loader, C++ bindings, and PoCL so the OpenCL plugin runs on the CPU in tests
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
-  # benchmark baselines
-  libopenblas-dev libeigen3-dev libdnnl-dev
+  # benchmark baselines: CPU (OpenBLAS, Eigen, oneDNN) and OpenCL (CLBlast, ViennaCL)
+  libopenblas-dev libeigen3-dev libdnnl-dev libclblast-dev libviennacl-dev
+  # headless browser that renders the bench's HTML report in a test
+  chromium
 )
 
 missing=()
