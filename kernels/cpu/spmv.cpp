@@ -1,7 +1,9 @@
 // CSR SpMV. Memory bound: per nonzero one value and one int32 index are streamed, x is gathered
 // (mostly from cache), so the kernel's job is to keep loads in flight, not to save flops.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/spmv.cpp"
@@ -19,17 +21,35 @@ namespace hn = hwy::HWY_NAMESPACE;
 // track of three interleaved streams of short rows; measured +5% (f32) to +35% (f64) on the
 // 7-point Laplacian on a Sapphire Rapids VM. A prefetch past the end is harmless (no fault).
 constexpr std::int64_t kPrefetchAhead = 256;
+// And of x itself, kPrefetchX nonzeros ahead, when x is large (the caller decides): with
+// scattered columns every x load then misses the caches and often the TLB, and the core alone
+// keeps too few of them in flight; a prefetch per nonzero, issued that far ahead, overlaps
+// them. Measured on a Zen 5 VM, one thread: 2.4x on random 4M rows with 5-8 nonzeros (f32),
+// 1.6x on power-law rows; 64 and 256 ahead were slower. With x in the caches the extra loads
+// only cost, hence the switch. The column indices it reads are read again a row or two later.
+constexpr std::int64_t kPrefetchX = 128;
 
-template <bool kReadY, class T>
+template <bool kReadY, bool kPrefetchXOn, bool kShortGather, class T>
 TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, const std::int32_t* HWY_RESTRICT col,
                                    const T* HWY_RESTRICT val, const T* HWY_RESTRICT x, T alpha, T beta,
                                    T* HWY_RESTRICT y, std::int64_t row_begin, std::int64_t row_end,
                                    std::int64_t gather_min_len) {
+  constexpr std::int64_t kShortMax = static_cast<std::int64_t>(ShortRowMax<T>());
+  const std::int64_t nnz_end = row_ptr[row_end];  // col is not read past the range
+  std::int64_t x_ahead = std::min(row_ptr[row_begin] + kPrefetchX, nnz_end);
   for (std::int64_t i = row_begin; i < row_end; ++i) {
     const std::int64_t b = row_ptr[i], len = row_ptr[i + 1] - b;
     hwy::Prefetch(val + b + kPrefetchAhead);
     hwy::Prefetch(col + b + kPrefetchAhead);
-    const T s = RowDot(col + b, val + b, x, static_cast<std::size_t>(len), static_cast<std::size_t>(gather_min_len));
+    if constexpr (kPrefetchXOn) {
+      for (const std::int64_t to = std::min(b + len + kPrefetchX, nnz_end); x_ahead < to; ++x_ahead)
+        hwy::Prefetch(x + col[x_ahead]);
+    }
+    T s;
+    if (kShortGather && len <= kShortMax)
+      s = RowDotShort(col + b, val + b, x, static_cast<std::size_t>(len));
+    else
+      s = RowDot(col + b, val + b, x, static_cast<std::size_t>(len), static_cast<std::size_t>(gather_min_len));
     if constexpr (kReadY)
       y[i] = alpha * s + beta * y[i];
     else
@@ -39,20 +59,35 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
 
 template <class T>
 void SpmvT(const std::int32_t* row_ptr, const std::int32_t* col, const T* val, const T* x, T alpha, T beta, T* y,
-           std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len) {
+           std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len, bool prefetch_x,
+           bool short_gather) {
+  const auto run = [&](auto read_y, auto pf, auto sg) {
+    Rows<decltype(read_y)::value, decltype(pf)::value, decltype(sg)::value>(row_ptr, col, val, x, alpha, beta, y,
+                                                                            row_begin, row_end, gather_min_len);
+  };
+  const auto with_y = [&](auto read_y) {
+    using No = std::false_type;
+    if constexpr (kHasGather) {
+      using Yes = std::true_type;
+      if (short_gather) return prefetch_x ? run(read_y, Yes(), Yes()) : run(read_y, No(), Yes());
+    }
+    prefetch_x ? run(read_y, std::true_type(), No()) : run(read_y, No(), No());
+  };
   if (beta == T(0))
-    Rows<false>(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len);
+    with_y(std::false_type());
   else
-    Rows<true>(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len);
+    with_y(std::true_type());
 }
 
 void SpmvF32(const std::int32_t* row_ptr, const std::int32_t* col, const float* val, const float* x, float alpha,
-             float beta, float* y, std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len) {
-  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len);
+             float beta, float* y, std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len,
+             bool prefetch_x, bool short_gather) {
+  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, prefetch_x, short_gather);
 }
 void SpmvF64(const std::int32_t* row_ptr, const std::int32_t* col, const double* val, const double* x, double alpha,
-             double beta, double* y, std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len) {
-  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len);
+             double beta, double* y, std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len,
+             bool prefetch_x, bool short_gather) {
+  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, prefetch_x, short_gather);
 }
 
 bool HasGather() { return kHasGather; }
@@ -70,14 +105,31 @@ HWY_EXPORT(HasGather);
 
 void spmv_f32(const std::int32_t* row_ptr, const std::int32_t* col_idx, const float* values, const float* x,
               float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len) {
-  HWY_DYNAMIC_DISPATCH(SpmvF32)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len);
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather) {
+  HWY_DYNAMIC_DISPATCH(SpmvF32)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len,
+                                prefetch_x, short_gather);
 }
 void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const double* values, const double* x,
               double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len) {
-  HWY_DYNAMIC_DISPATCH(SpmvF64)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len);
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather) {
+  HWY_DYNAMIC_DISPATCH(SpmvF64)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len,
+                                prefetch_x, short_gather);
 }
-bool spmv_has_gather() { return HWY_DYNAMIC_DISPATCH(HasGather)(); }
+
+// AMD cores run vector gathers as microcode, slower than the scalar loads they replace: on a
+// Zen 5 VM (one thread, AVX-512) gathers made in-cache matrices 1.3-2x slower (f64 rows of 8+,
+// f32 rows of 16+) and the DRAM-bound random case no faster. Intel cores (the gather path was
+// tuned on Sapphire Rapids) and SVE keep them.
+bool gathers_pay_off() {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
+  static const bool amd = __builtin_cpu_is("amd");
+  return !amd;
+#else
+  return true;
+#endif
+}
+
+bool spmv_has_gather() { return HWY_DYNAMIC_DISPATCH(HasGather)() && gathers_pay_off(); }
+bool spmv_target_has_gather() { return HWY_DYNAMIC_DISPATCH(HasGather)(); }
 }  // namespace tessera::cpu
 #endif  // HWY_ONCE

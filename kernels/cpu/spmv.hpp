@@ -9,15 +9,22 @@ namespace tessera::cpu {
 // y[i] = alpha * (A x)[i] + beta * y[i] for i in [row_begin, row_end); beta == 0: y not read.
 // Rows with at least gather_min_len nonzeros use SIMD gathers of x, shorter rows a scalar loop
 // (a gather only pays off once it fills a vector; pass INT64_MAX for scalar only).
+// prefetch_x: prefetch x[col[k]] some nonzeros ahead, for an x that does not fit the L2.
+// short_gather: rows of up to 8 nonzeros (fewer where a vector is shorter) as one masked gather
+// without a branch, for matrices whose short rows vary in length; needs cols >= 1 (x[0] is
+// read) and is ignored on targets without hardware gathers.
 void spmv_f32(const std::int32_t* row_ptr, const std::int32_t* col_idx, const float* values, const float* x,
               float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len);
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather);
 void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const double* values, const double* x,
               double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len);
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather);
 
-// Whether this target has hardware gathers (AVX2, AVX-512, SVE); elsewhere Highway emulates
-// them lane by lane and the scalar loop is as fast.
+// Whether gathers should be used: the running target has hardware gathers (AVX2, AVX-512, SVE;
+// elsewhere Highway emulates them lane by lane and the scalar loop is as fast) and the CPU
+// runs them faster than scalar loads (not AMD's x86 cores).
 bool spmv_has_gather();
+// Only the first half: the target has hardware gathers (for tests that force the gather path).
+bool spmv_target_has_gather();
 
 }  // namespace tessera::cpu

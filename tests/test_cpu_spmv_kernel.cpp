@@ -1,0 +1,75 @@
+// The cpu SpMV kernel's entry point (exported by libtessera) on every SIMD target, with the
+// paths the backend chooses by CPU and matrix forced: gathers on or off (off on AMD cores,
+// where they are slower), the prefetch of x on or off (on only for an x bigger than the L2) and
+// the branch-free short-row gather on or off (on for irregular short rows), so each is tested
+// on every machine. Bound as in test_cpu_targets.cpp's spmv test.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../kernels/cpu/dispatch.hpp"
+#include "../kernels/cpu/spmv.hpp"
+#include "support/compare.hpp"
+#include "support/cpu_targets.hpp"
+#include "support/random.hpp"
+#include "support/sparse.hpp"
+#include "tessera/tessera.hpp"
+
+namespace {
+
+template <class T>
+void check_kernel_paths() {
+  // Rows of 0..70 entries: scalar, one-vector and multi-vector gathers with tails.
+  auto h = tessera_test::local_random_csr<T>(3001, 5003, 0, 70, 4, true, 0.05);
+  // No row uses column 0 (a duplicate entry where one did), and x[0] is Inf: the idle lanes of
+  // the short-row gather read x[0] and must drop it.
+  for (auto& c : h.col_idx) c = c == 0 ? 1 : c;
+  auto hx = tessera_test::random_vector<T>(static_cast<std::size_t>(h.cols), 9);
+  hx[0] = std::numeric_limits<T>::infinity();
+  const auto hy = tessera_test::random_vector<T>(static_cast<std::size_t>(h.rows), 10);
+  const T alpha = T(0.75), beta = T(-1.25);
+  const tessera::Device ref = tessera::Device::open("reference");
+  auto ry = tessera::Vector<T>::from_host(ref, hy);
+  tessera::spmv(alpha, tessera::CsrMatrix<T>::from_host(ref, h), tessera::Vector<T>::from_host(ref, hx), beta, ry);
+  const auto want = ry.to_host();
+  std::vector<double> bound(hy.size());
+  for (std::size_t i = 0; i < bound.size(); ++i) {
+    double m = std::abs(static_cast<double>(beta) * hy[i]);
+    for (auto k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k)
+      m += std::abs(static_cast<double>(alpha) * h.values[static_cast<std::size_t>(k)] *
+                    hx[static_cast<std::size_t>(h.col_idx[static_cast<std::size_t>(k)])]);
+    bound[i] = tessera_test::gamma_bound<T>(h.row_ptr[i + 1] - h.row_ptr[i] + 2.0) * m;
+  }
+  const std::int64_t lanes =
+      static_cast<std::int64_t>(std::is_same_v<T, float> ? tessera::cpu::lanes_f32() : tessera::cpu::lanes_f64());
+  const std::int64_t scalar_only = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t vector_rows = tessera::cpu::spmv_target_has_gather() ? lanes : scalar_only;
+  for (const std::int64_t gather_min : {scalar_only, vector_rows, std::int64_t{1}})
+    for (const bool prefetch_x : {false, true})
+      for (const bool short_gather : {false, true}) {
+        INFO("gather_min_len " << gather_min << ", prefetch_x " << prefetch_x << ", short_gather " << short_gather);
+        std::vector<T> y = hy;
+        // Two row ranges, as two threads run them: the prefetch stops at each range's end.
+        for (const auto& [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1234}, {1234, h.rows}}) {
+          if constexpr (std::is_same_v<T, float>)
+            tessera::cpu::spmv_f32(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
+                                   y.data(), r0, r1, gather_min, prefetch_x, short_gather);
+          else
+            tessera::cpu::spmv_f64(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
+                                   y.data(), r0, r1, gather_min, prefetch_x, short_gather);
+        }
+        tessera_test::check_close(y, want, bound, "spmv kernel");
+      }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("cpu spmv kernel: gathers and x prefetch forced on and off, every target", T, float, double) {
+  (void)tessera::Device::open("cpu");  // the backend applies TESSERA_CPU_TARGET first
+  tessera_test::for_each_cpu_target([](const std::string&) { check_kernel_paths<T>(); });
+}
