@@ -62,7 +62,7 @@ void CudaBackend::conv_layer(DType t, const ConvParams& p, const TensorView& in,
   }
   auto* table = static_cast<int2*>(conv_table_.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
   // The GEMM is K x (N P Q) with inner dimension C R S.
-  const bool narrow = t == DType::f32 ? profile_.narrow_gemm_tiles<float>(s.K, s.N * s.P * s.Q)
+  const bool narrow = t == DType::f32 ? profile_.narrow_gemm_tiles<float, GemmKernelShape>(s.K, s.N * s.P * s.Q)
                                       : profile_.narrow_gemm_tiles<double>(s.K, s.N * s.P * s.Q);
   if (t == DType::f32)
     TESSERA_CUDA_CHECK(launch_conv_layer<float>(s, narrow, static_cast<const float*>(in.data),

@@ -69,21 +69,26 @@ std::vector<std::pair<std::string, std::string>> CudaProfile::describe() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " block, " + std::to_string(tm) +
            "x" + std::to_string(tn) + " per thread";
   };
-  using F = GemmTileShape<float>;
-  using D = GemmTileShape<double>;
-  using FN = GemmTileShape<float, true>;
+  using F = GemmKernelShape<float>;
+  using D = GemmKernelShape<double>;
+  using FN = GemmKernelShape<float, true>;
+  const std::string stages = ", " + std::to_string(F::STAGES) + "-stage cp.async";
   return {
       {"reduce", std::to_string(reduce_blocks_per_sm * sm_count) + " blocks x " + std::to_string(kReduceThreads) +
                      " threads, 16-byte loads, last-block finish"},
       {"spmv", "vector (2-32 lanes/row by mean row length) or merge-path (" + std::to_string(kMergeTile) +
-                   " items/block) when max/mean row > " + std::to_string(static_cast<int>(spmv_skew_ratio))},
+                   " items/block) when max/mean row > " + std::to_string(static_cast<int>(spmv_skew_ratio)) +
+                   "; stream (a warp per 32 rows) when mean row <= " +
+                   std::to_string(static_cast<int>(spmv_stream_mean))},
       {"trsv/trsm", "diagonal blocks " + std::to_string(kTrsvBlock<float>) + " (f32) / " +
                         std::to_string(kTrsvBlock<double>) + " (f64), inverted; sync-free block-row sweep"},
       {"sptrsv", "GPU level analysis, sync-free solve in level order, " + std::to_string(sptrsv_blocks_per_sm) +
                      " x " + std::to_string(kSptrsvThreads) + " threads per SM"},
-      {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + " (narrow: " + tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) +
-                       ", when it fills the SMs' waves better)"},
-      {"gemm f64", tile(D::BM, D::BN, D::BK, D::TM, D::TN) + " (or half as wide)"},
+      {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + " (narrow: " +
+                       tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) + ", when it fills the SMs' waves better)"},
+      {"gemm f64", "FP64 tensor cores (DMMA m16n8k4), " + std::to_string(D::BM) + "x" + std::to_string(D::BN) + "x" +
+                       std::to_string(D::BK) + " block, " + std::to_string(D::TM) + "x" + std::to_string(D::TN) +
+                       " per warp" + stages + " (or half as wide)"},
       {"stencil", "2D " + std::to_string(kStencil2dBlockX) + "x" +
                       std::to_string(kStencil2dBlockY * kStencil2dRowsPerThread) + " tiles; 3D 2.5D " +
                       std::to_string(kStencil3dBlockX * kStencil3dCellsX) + "x" + std::to_string(kStencil3dBlockY) + " planes, z chunk " +
@@ -103,6 +108,7 @@ CudaBackend::CudaBackend(int device) : device_(device) {
   profile_.sm_count = props_.multiProcessorCount;
   // Tuning knobs for experiments (the defaults are the profile's).
   if (const char* env = std::getenv("TESSERA_CUDA_SPTRSV_SLEEP_NS")) profile_.sptrsv_sleep_ns = std::atoi(env);
+  if (const char* env = std::getenv("TESSERA_CUDA_SPMV_STREAM_MEAN")) profile_.spmv_stream_mean = std::atof(env);
   if (const char* env = std::getenv("TESSERA_CUDA_GEMM_TILES"))
     profile_.gemm_tiles = std::string(env) == "wide" ? 0 : std::string(env) == "narrow" ? 1 : -1;
   if (const char* env = std::getenv("TESSERA_CUDA_SPTRSV_BLOCKS_PER_SM"))

@@ -1,4 +1,4 @@
-// gemm: one kernel per (op(A), op(B)) and tile shape (GemmTileShape<T, narrow>); exact FMAs.
+// gemm: one kernel per (op(A), op(B)) and tile shape (GemmKernelShape<T, narrow>); exact FMAs.
 // The narrow tiles are picked when they fill the SMs' last wave clearly better.
 #include <climits>
 #include <string>
@@ -23,7 +23,8 @@ void CudaBackend::gemm(DType t, Trans ta, Trans tb, double alpha, const MatView&
   if (s.m == 0 || s.n == 0) return;
   if (s.k > INT_MAX - 64)
     throw NotImplemented("cuda: gemm with an inner dimension k = " + std::to_string(s.k) + " >= 2^31 is not supported");
-  s.narrow = t == DType::f32 ? profile_.narrow_gemm_tiles<float>(s.m, s.n) : profile_.narrow_gemm_tiles<double>(s.m, s.n);
+  s.narrow = t == DType::f32 ? profile_.narrow_gemm_tiles<float, GemmKernelShape>(s.m, s.n)
+                              : profile_.narrow_gemm_tiles<double, GemmKernelShape>(s.m, s.n);
   if (t == DType::f32)
     TESSERA_CUDA_CHECK(launch_gemm<float>(s, static_cast<float>(alpha), static_cast<const float*>(A.data),
                                           static_cast<const float*>(B.data), static_cast<float>(beta),

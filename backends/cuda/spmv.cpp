@@ -2,6 +2,8 @@
 // CsrView::generation) from row-length statistics computed on the GPU:
 //  - max row / mean row > profile.spmv_skew_ratio (and max > 64): the merge-path kernel, with its
 //    partition of rows + nonzeros into equal tiles computed once and kept in the plan;
+//  - mean row <= profile.spmv_stream_mean: the stream kernel (a warp per 32 rows, their
+//    nonzeros read as one coalesced run);
 //  - otherwise the vector kernel with lanes per row = next power of two of the mean row length,
 //    halved (each lane then does about two products), within 2..32.
 #include <algorithm>
@@ -48,6 +50,7 @@ const SpmvPlan& CudaBackend::spmv_plan(const CsrView& A, std::size_t value_size)
     TESSERA_CUDA_CHECK(launch_merge_partition(rows, static_cast<int>(A.nnz), static_cast<const int*>(A.row_ptr),
                                               plan->tiles, plan->coords.as<int2>(), stream_));
   } else {
+    plan->stream = mean <= profile_.spmv_stream_mean;
     plan->lanes = lanes_for(mean);
   }
 
@@ -76,6 +79,9 @@ void CudaBackend::spmv_t(double alpha, const CsrView& A, const VecView& x, doubl
     TESSERA_CUDA_CHECK(launch_spmv_merge<T>(rows, static_cast<int>(A.nnz), rp, ci, v, xp, static_cast<T>(alpha),
                                             static_cast<T>(beta), yp, plan.tiles, plan.coords.as<int2>(),
                                             plan.carry_rows.as<int>(), plan.carry_vals.as<T>(), stream_));
+  else if (plan.stream)
+    TESSERA_CUDA_CHECK(launch_spmv_stream<T>(rows, rp, ci, v, xp, static_cast<T>(alpha), static_cast<T>(beta), yp,
+                                             stream_));
   else
     TESSERA_CUDA_CHECK(launch_spmv_vector<T>(plan.lanes, rows, rp, ci, v, xp, static_cast<T>(alpha),
                                              static_cast<T>(beta), yp, stream_));

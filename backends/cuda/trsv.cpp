@@ -72,7 +72,7 @@ void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const 
     g.lda = NB;
     g.ldb = ldb;
     g.ldc = nrhs;
-    g.narrow = profile_.narrow_gemm_tiles<T>(g.m, g.n);
+    g.narrow = profile_.narrow_gemm_tiles<T, GemmKernelShape>(g.m, g.n);
     TESSERA_CUDA_CHECK(launch_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream_));
     TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(Bb, ldb * sizeof(T), panel, nrhs * sizeof(T), nrhs * sizeof(T), rb,
                                          cudaMemcpyDeviceToDevice, stream_));
@@ -89,7 +89,7 @@ void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const 
     u.lda = s.lda;
     u.ldb = ldb;
     u.ldc = ldb;
-    u.narrow = profile_.narrow_gemm_tiles<T>(u.m, u.n);
+    u.narrow = profile_.narrow_gemm_tiles<T, GemmKernelShape>(u.m, u.n);
     const T* Apanel = s.trans ? a + r0 * s.lda + R0 : a + R0 * s.lda + r0;
     TESSERA_CUDA_CHECK(launch_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream_));
   }

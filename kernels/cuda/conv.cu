@@ -10,8 +10,10 @@
 //
 // conv_layer: implicit GEMM. out(k, npq) = sum over crs of filter(k, crs) * im2col(crs, npq),
 // with the filter as the row-major A and the im2col matrix gathered on the fly by the B loader
-// (a per-(c, r, s) offset table replaces the divisions); the GEMM main loop is gemm_core.cuh's.
-#include "kernels/cuda/gemm_core.cuh"
+// (a per-(c, r, s) offset table replaces the divisions). f32 runs on gemm's cp.async pipeline
+// and FFMA tiles (gemm_async.cuh; the gather is element copies with zero-fill for the padding),
+// f64 on the register-staged main loop of gemm_core.cuh.
+#include "kernels/cuda/gemm_async.cuh"
 
 namespace tessera::cuda {
 
@@ -174,6 +176,52 @@ struct Im2colLoader {
   }
 };
 
+// The same gather as element copies into the cp.async pipeline (S[crs][npq]): thread t keeps
+// column t % BN and rows t / BN + pass * THREADS / BN; padding taps are zero-filled copies.
+template <class Cfg>
+struct Im2colAsyncLoader {
+  using T = typename Cfg::T;
+  static constexpr int KSTEP = Cfg::THREADS / Cfg::BN;
+  static constexpr int PASSES = Cfg::BK / KSTEP;
+  static_assert(Cfg::THREADS % Cfg::BN == 0 && Cfg::BK % KSTEP == 0, "a thread's column is fixed");
+  const T* in;        // the source of zero-fill copies
+  const T* origin;
+  const int2* table;
+  int crs_left;
+  int ih0, iw0, H, W;
+  int soff;
+  __device__ __forceinline__ Im2colAsyncLoader(const ConvLayerShape& s, const T* in_, const int2* table_,
+                                               std::int64_t col0)
+      : in(in_), table(table_), H(static_cast<int>(s.H)), W(static_cast<int>(s.W)) {
+    const std::int64_t PQ = s.P * s.Q;
+    const std::int64_t j = col0 + threadIdx.x % Cfg::BN;
+    const bool ok = j < s.N * PQ;
+    const std::int64_t jj = ok ? j : 0;
+    const std::int64_t n = jj / PQ, pq = jj % PQ, p = pq / s.Q, q = pq % s.Q;
+    ih0 = ok ? static_cast<int>(p * s.stride_h - s.pad_h) : -(1 << 30);
+    iw0 = static_cast<int>(q * s.stride_w - s.pad_w);
+    origin = in + n * s.C * s.H * s.W + (ok ? static_cast<std::int64_t>(ih0) * s.W + iw0 : 0);
+    crs_left = static_cast<int>(s.C * s.R * s.S) - static_cast<int>(threadIdx.x / Cfg::BN);
+    soff = static_cast<int>(threadIdx.x / Cfg::BN) * Cfg::BTile::LD + static_cast<int>(threadIdx.x % Cfg::BN);
+  }
+  __device__ __forceinline__ void load(T* S, int k0) const {
+    const unsigned s0 = smem_u32(S + soff);
+    int2 t[PASSES];
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p) {
+      const int kk = k0 + p * KSTEP;
+      t[p] = kk < crs_left ? __ldg(table + kk + threadIdx.x / Cfg::BN) : make_int2(0, -1);
+    }
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p) {
+      const int ih = ih0 + (t[p].y >> 16), iw = iw0 + (t[p].y & 0xffff);
+      const bool ok = t[p].y >= 0 && ih >= 0 && ih < H && iw >= 0 && iw < W;
+      cp_async<sizeof(T)>(s0 + p * KSTEP * Cfg::BTile::LD * sizeof(T), ok ? origin + t[p].x : in,
+                          ok ? static_cast<int>(sizeof(T)) : 0);
+    }
+  }
+};
+
 __global__ void conv_table_kernel(ConvLayerShape s, int2* table) {
   const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t RS = s.R * s.S;
@@ -211,6 +259,58 @@ __global__ __launch_bounds__(256, Cfg::S::BLOCKS_PER_SM) void conv_layer_kernel(
       if (k < s.K) o[k * PQ] = acc[i][j];
     }
   }
+}
+
+template <class Cfg>
+__global__ __launch_bounds__(256, 2) void conv_layer_async_kernel(ConvLayerShape s, const float* __restrict__ in,
+                                                                  const float* __restrict__ filter,
+                                                                  float* __restrict__ out,
+                                                                  const int2* __restrict__ table) {
+  extern __shared__ __align__(16) unsigned char conv_smem[];
+  float* smem = reinterpret_cast<float*>(conv_smem);
+  const std::int64_t CRS = s.C * s.R * s.S, PQ = s.P * s.Q, NPQ = s.N * PQ;
+  int tile_m, tile_n;
+  block_tile(tile_m, tile_n);
+  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;  // output channels
+  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;  // output pixels
+  const KContiguousLoader<float, Cfg::BM, Cfg::BK, Cfg::THREADS> al(filter, CRS, s.K, CRS, row0);
+  const Im2colAsyncLoader<Cfg> bl(s, in, table, col0);
+  float acc[Cfg::TM][Cfg::TN];
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = 0.f;
+  const int tiles = static_cast<int>((CRS + Cfg::BK - 1) / Cfg::BK);
+  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
+      al, bl, tiles, Cfg::BK, smem, [&](const float* as, const float* bs) { simt_tile<Cfg>(as, bs, acc); });
+
+  const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
+#pragma unroll
+  for (int j = 0; j < Cfg::TN; ++j) {
+    const std::int64_t col = col0 + tile_col<Cfg>(tx, j);
+    if (col >= NPQ) continue;
+    const std::int64_t n = col / PQ, pq = col % PQ;
+    float* o = out + n * s.K * PQ + pq;
+#pragma unroll
+    for (int i = 0; i < Cfg::TM; ++i) {
+      const std::int64_t k = row0 + tile_row<Cfg>(ty, i);
+      if (k < s.K) o[k * PQ] = acc[i][j];
+    }
+  }
+}
+
+template <class Cfg>
+cudaError_t launch_layer_async(const ConvLayerShape& s, const float* in, const float* filter, float* out,
+                               const int2* table, cudaStream_t stream) {
+  const dim3 grid(blocks_for(s.N * s.P * s.Q, Cfg::BN), blocks_for(s.K, Cfg::BM));
+  if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
+    return cudaErrorInvalidConfiguration;
+  if (cudaError_t e = cudaFuncSetAttribute(conv_layer_async_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           Cfg::SMEM_BYTES);
+      e != cudaSuccess)
+    return e;
+  conv_layer_async_kernel<Cfg><<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(s, in, filter, out, table);
+  return cudaGetLastError();
 }
 
 template <class Cfg>
@@ -258,8 +358,15 @@ cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in,
   const std::int64_t CRS = s.C * s.R * s.S;
   conv_table_kernel<<<blocks_for(CRS, 256), 256, 0, stream>>>(s, table);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  return narrow ? launch_layer<GemmCfg<T, true>>(s, in, filter, out, table, stream)
-                : launch_layer<GemmCfg<T, false>>(s, in, filter, out, table, stream);
+  if constexpr (sizeof(T) == 4) {
+    using W = GemmKernelShape<float, false>;
+    using N = GemmKernelShape<float, true>;
+    return narrow ? launch_layer_async<SimtCfg<N::BM, N::BN, N::BK, N::STAGES>>(s, in, filter, out, table, stream)
+                  : launch_layer_async<SimtCfg<W::BM, W::BN, W::BK, W::STAGES>>(s, in, filter, out, table, stream);
+  } else {
+    return narrow ? launch_layer<GemmCfg<T, true>>(s, in, filter, out, table, stream)
+                  : launch_layer<GemmCfg<T, false>>(s, in, filter, out, table, stream);
+  }
 }
 
 template cudaError_t launch_conv2d<float>(const Conv2dShape&, const float*, const float*, float*, cudaStream_t);

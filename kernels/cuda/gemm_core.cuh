@@ -1,4 +1,5 @@
-// The GEMM main loop shared by gemm and the implicit-GEMM convolution layer.
+// The register-staged GEMM main loop of the f64 implicit-GEMM convolution layer (gemm itself and
+// the f32 layer run on gemm_async.cuh's cp.async pipeline), and helpers both use.
 //
 // Hierarchy: a block of 256 threads owns a BM x BN tile of C and walks K in steps of BK; each
 // thread owns TM x TN outputs in registers (f32: 128x128x8 tile, 8x8 per thread). Per step, a

@@ -41,6 +41,12 @@ cudaError_t launch_csr_max_row_length(const int* row_ptr, int rows, int* max_len
 template <class T>
 cudaError_t launch_spmv_vector(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
                                const T* x, T alpha, T beta, T* y, cudaStream_t stream);
+// One warp per 32 consecutive rows, their nonzeros read as one run (kSpmvStreamChunk products
+// per warp at a time in shared memory); for short rows of similar length.
+constexpr int kSpmvStreamChunk = 256;
+template <class T>
+cudaError_t launch_spmv_stream(int rows, const int* row_ptr, const int* col_idx, const T* values, const T* x,
+                               T alpha, T beta, T* y, cudaStream_t stream);
 // Merge-path partition: coords[t] = (row, nonzero) where tile t of kMergeTile path items starts,
 // for t = 0..tiles (tiles + 1 entries).
 cudaError_t launch_merge_partition(int rows, int nnz, const int* row_ptr, int tiles, int2* coords,
@@ -123,6 +129,25 @@ struct GemmTileShape {
   static constexpr int TM = sizeof(T) == 4 ? 8 : 4;
   static constexpr int TN = (sizeof(T) == 4 ? 8 : 4) / (NARROW ? 2 : 1);
   static constexpr int BLOCKS_PER_SM = 2;  // the kernels' __launch_bounds__ (<= 128 registers)
+  static constexpr double NARROW_MARGIN = 1.15;  // narrow tiles must fill the waves this much better
+};
+// The gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32 on FFMA
+// (8 x 8 per thread, 4 x 8 narrow), f64 on the FP64 tensor cores. GemmTileShape above is the
+// implicit-GEMM convolution's register-staged main loop.
+template <class T, bool NARROW = false>
+struct GemmKernelShape {
+  static constexpr bool F32 = sizeof(T) == 4;
+  static constexpr int BM = F32 || !NARROW ? 128 : 64;
+  static constexpr int BN = F32 && !NARROW ? 128 : 64;
+  static constexpr int BK = 16;
+  static constexpr int STAGES = 3;
+  static constexpr int TM = F32 ? 8 : BM / 2;  // outputs per thread (f32) / per warp (f64): 2 x 2 warps
+  static constexpr int TN = F32 ? BN / 16 : 32;
+  static constexpr int BLOCKS_PER_SM = F32 ? 2 : (NARROW ? 4 : 2);
+  // The wave model counts a partial last wave as a full one, though its blocks run with the SM
+  // to themselves: narrow f32 tiles (0.83x the wide ones' rate) lost to wide at a modelled 1.33x
+  // better fill (conv layer, N128 C384 13x13 K256: 1.39 vs 1.29 ms, H100, 2026-11-22).
+  static constexpr double NARROW_MARGIN = F32 ? 1.4 : 1.15;
 };
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;

@@ -1,0 +1,390 @@
+// The gemm kernels: tiles of op(A) and op(B) brought into shared memory by cp.async, STAGES
+// k-tiles in flight (the copy of tile t + STAGES - 1 overlaps the arithmetic on tile t, with no
+// staging registers and one barrier per k-tile).
+//
+// Shared memory holds every operand tile as S[k][x] (x = row of op(A) or column of op(B)),
+// whatever the layout in global memory:
+//   x-contiguous (op(A) = A^T, op(B) = B): 16-byte copies along x when the leading dimension and
+//     the base allow it, element copies otherwise;
+//   k-contiguous (op(A) = A, op(B) = B^T): element copies that transpose on the way in; a warp
+//     covers 8 x-rows x 4 consecutive k, so its global reads are 16- or 32-byte runs and its
+//     shared-memory stores fall in distinct banks (row pitch = 8 mod 32 words).
+// Out-of-range elements are zero-filled by the copy itself (src-size 0 or a short vector), so
+// edge tiles need no other care and nothing outside the matrices is read.
+//
+// f32 (exact FFMA): 256 threads, 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4),
+// read from shared memory as float4: 4 LDS.128 per 64 FMAs (0.81x / 0.83x cuBLAS pedantic FP32 at
+// n = 4096 / 8192 on an H200; BK 8, 16 or 32 and 3 or 4 stages all within 1%).
+// f64: the FP64 tensor cores (DMMA, mma.sync m16n8k4 .f64: IEEE double FMAs, exact like the
+// FFMA path); each warp owns a WM x WN tile of 8x8 accumulator fragments. Measured (H100/H200,
+// n = 4096, vs cuBLAS DGEMM): m16n8k4 0.73x, m8n8k4 0.41x; 128x64 blocks of 4 warps (2 per SM)
+// 0.73x, 128x128 of 8 warps (1 per SM) 0.62x, 64x64 (4 per SM) 0.69x.
+#pragma once
+
+#include <type_traits>
+
+#include "kernels/cuda/gemm_core.cuh"
+
+namespace tessera::cuda {
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// Copies `bytes` (4, 8 or 16) to shared memory; only the first src_bytes are read, the rest is
+// zero-filled.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(unsigned dst, const void* src, int src_bytes) {
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// One operand: a BK x BX tile at S[k * LD + x] per stage.
+template <class T, int BX, int BK, int THREADS>
+struct OperandTile {
+  static constexpr int PAD = sizeof(T) == 4 ? 8 : 4;  // row pitch 8 (f32) / 8 (f64, in words) mod 32
+  static constexpr int LD = BX + PAD;
+  static constexpr int ELEMS = BK * LD;
+};
+
+// x-contiguous global layout: element (k, x) at P[k * ld + x]. VEC elements per copy.
+template <class T, int BX, int BK, int THREADS, int VEC>
+struct XContiguousLoader {
+  using Tile = OperandTile<T, BX, BK, THREADS>;
+  static constexpr int PER_ROW = BX / VEC;                 // copies per k-row
+  static constexpr int ROWS_PER_PASS = THREADS / PER_ROW;  // k-rows per pass of all threads
+  static constexpr int PASSES = BK / ROWS_PER_PASS;
+  static_assert(THREADS % PER_ROW == 0 && BK % ROWS_PER_PASS == 0, "tile not divisible");
+  const T* P;      // matrix base (the source of zero-fill copies: always a valid address)
+  const T* base;   // this thread's first element at k0 = 0
+  std::int64_t ld;
+  int x_left;      // valid elements from this thread's x on (clamped to [0, VEC])
+  int k_left;      // K - this thread's first k
+  int soff;        // this thread's first shared-memory element
+  __device__ __forceinline__ XContiguousLoader(const T* P_, std::int64_t ld_, std::int64_t xlim, std::int64_t K,
+                                               std::int64_t x0)
+      : P(P_), ld(ld_) {
+    const int t = threadIdx.x;
+    const int k = t / PER_ROW, x = (t % PER_ROW) * VEC;
+    base = P + k * ld + x0 + x;
+    const std::int64_t xl = xlim - x0 - x;
+    x_left = xl <= 0 ? 0 : (xl >= VEC ? VEC : static_cast<int>(xl));
+    k_left = static_cast<int>(K - k);
+    soff = k * Tile::LD + x;
+  }
+  __device__ __forceinline__ void load(T* S, int k0) const {
+    const unsigned s0 = smem_u32(S + soff);
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p) {
+      const int kk = k0 + p * ROWS_PER_PASS;
+      const bool ok = kk < k_left && x_left > 0;
+      const T* src = ok ? base + static_cast<std::int64_t>(kk) * ld : P;
+      cp_async<VEC * sizeof(T)>(s0 + p * ROWS_PER_PASS * Tile::LD * sizeof(T), src,
+                                ok ? x_left * static_cast<int>(sizeof(T)) : 0);
+    }
+  }
+};
+
+// k-contiguous global layout: element (k, x) at P[x * ld + k]; transposed by element copies.
+// Lane l of warp w: k = 4 (w % KG) + l % 4, x = 8 (w / KG) + l / 4 + pass * XSTEP.
+template <class T, int BX, int BK, int THREADS>
+struct KContiguousLoader {
+  using Tile = OperandTile<T, BX, BK, THREADS>;
+  static constexpr int WARPS = THREADS / 32;
+  static constexpr int KG = BK / 4;  // groups of 4 k
+  static_assert(BK % 4 == 0 && WARPS % KG == 0, "BK must be 4..4*warps");
+  static constexpr int XSTEP = 8 * (WARPS / KG);
+  static constexpr int PASSES = BX / XSTEP;
+  static_assert(BX % XSTEP == 0, "tile not divisible");
+  const T* P;
+  const T* base;
+  std::int64_t ld;
+  int x_left;
+  int k_left;
+  int soff;
+  __device__ __forceinline__ KContiguousLoader(const T* P_, std::int64_t ld_, std::int64_t xlim, std::int64_t K,
+                                               std::int64_t x0)
+      : P(P_), ld(ld_) {
+    const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+    const int k = 4 * (w % KG) + l % 4, x = 8 * (w / KG) + l / 4;
+    base = P + (x0 + x) * ld + k;
+    const std::int64_t xl = xlim - x0 - x;
+    x_left = xl <= 0 ? 0 : (xl > 0x40000000 ? 0x40000000 : static_cast<int>(xl));
+    k_left = static_cast<int>(K - k);
+    soff = k * Tile::LD + x;
+  }
+  __device__ __forceinline__ void load(T* S, int k0) const {
+    const unsigned s0 = smem_u32(S + soff);
+    const bool kok = k0 < k_left;
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p) {
+      const bool ok = kok && p * XSTEP < x_left;
+      const T* src = ok ? base + static_cast<std::int64_t>(p * XSTEP) * ld + k0 : P;
+      cp_async<sizeof(T)>(s0 + p * XSTEP * sizeof(T), src, ok ? static_cast<int>(sizeof(T)) : 0);
+    }
+  }
+};
+
+// The pipeline: STAGES k-tiles of both operands in flight. `compute(as, bs)` multiplies one
+// k-tile from shared memory.
+template <int STAGES, int A_ELEMS, int B_ELEMS, class T, class AL, class BL, class F>
+__device__ __forceinline__ void async_pipeline(const AL& al, const BL& bl, int tiles, int BK, T* smem, F&& compute) {
+  constexpr int STAGE = A_ELEMS + B_ELEMS;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < tiles) {
+      al.load(smem + s * STAGE, s * BK);
+      bl.load(smem + s * STAGE + A_ELEMS, s * BK);
+    }
+    cp_async_commit();
+  }
+  int read = 0, write = STAGES - 1;
+  for (int t = 0; t < tiles; ++t) {
+    cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
+    __syncthreads();              // everyone's have; everyone is done with tile t - 1
+    if (t + STAGES - 1 < tiles) {
+      al.load(smem + write * STAGE, (t + STAGES - 1) * BK);
+      bl.load(smem + write * STAGE + A_ELEMS, (t + STAGES - 1) * BK);
+    }
+    cp_async_commit();
+    compute(smem + read * STAGE, smem + read * STAGE + A_ELEMS);
+    read = read + 1 == STAGES ? 0 : read + 1;
+    write = write + 1 == STAGES ? 0 : write + 1;
+  }
+  cp_async_wait<0>();
+}
+
+// ------------------------------------------------------------------ f32: FFMA, 8x8 per thread
+template <int BM_, int BN_, int BK_, int STAGES_>
+struct SimtCfg {
+  using T = float;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
+  static constexpr int TM = 8, TN = BN / 16;
+  static constexpr int THREADS = 256;
+  using ATile = OperandTile<T, BM, BK, THREADS>;
+  using BTile = OperandTile<T, BN, BK, THREADS>;
+  static constexpr int SMEM_BYTES = STAGES * (ATile::ELEMS + BTile::ELEMS) * static_cast<int>(sizeof(T));
+  static_assert((BM / TM) * (BN / TN) == THREADS, "256 threads");
+};
+
+template <class Cfg>
+__device__ __forceinline__ void simt_tile(const float* as, const float* bs, float (&acc)[Cfg::TM][Cfg::TN]) {
+  constexpr int LDA = Cfg::ATile::LD, LDB = Cfg::BTile::LD;
+  const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
+#pragma unroll
+  for (int kk = 0; kk < Cfg::BK; ++kk) {
+    float a[Cfg::TM], b[Cfg::TN];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      load_frag<float, Cfg::TM / 2>(as + kk * LDA + h * (Cfg::BM / 2) + ty * (Cfg::TM / 2), a + h * (Cfg::TM / 2));
+      load_frag<float, Cfg::TN / 2>(bs + kk * LDB + h * (Cfg::BN / 2) + tx * (Cfg::TN / 2), b + h * (Cfg::TN / 2));
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+      for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+  }
+}
+
+// ------------------------------------------------------------------ f64: DMMA
+// M16: mma.sync m16n8k4 (sm_90) on pairs of 8-row fragments; else m8n8k4. Fragment layouts
+// (PTX ISA): A lane l holds (row l/4, k l%4) of each 8-row block, B (k l%4, col l/4), the
+// accumulator (row l/4, cols 2 (l%4) + {0, 1}); m16n8k4 stacks two m8n8k4 fragments.
+template <int BM_, int BN_, int BK_, int STAGES_, int WM_, int WN_, bool M16_, int MIN_BLOCKS_>
+struct DmmaCfg {
+  using T = double;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_, WM = WM_, WN = WN_;
+  static constexpr bool M16 = M16_;
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
+  static constexpr int WARPS_N = BN / WN, WARPS = (BM / WM) * (BN / WN);
+  static constexpr int THREADS = 32 * WARPS;
+  static constexpr int MT = WM / 8, NT = WN / 8;
+  using ATile = OperandTile<T, BM, BK, THREADS>;
+  using BTile = OperandTile<T, BN, BK, THREADS>;
+  static constexpr int SMEM_BYTES = STAGES * (ATile::ELEMS + BTile::ELEMS) * static_cast<int>(sizeof(T));
+  static_assert(BK % 4 == 0 && (!M16 || MT % 2 == 0), "fragment shapes");
+};
+
+__device__ __forceinline__ void dmma8(double (&c)[2], double a, double b) {
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+      : "+d"(c[0]), "+d"(c[1])
+      : "d"(a), "d"(b));
+}
+// m16n8k4 needs sm_90; older targets (should the build add them) issue the two m8n8k4 halves.
+__device__ __forceinline__ void dmma16(double (&c0)[2], double (&c1)[2], double a0, double a1, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+d"(c0[0]), "+d"(c0[1]), "+d"(c1[0]), "+d"(c1[1])
+      : "d"(a0), "d"(a1), "d"(b));
+#else
+  dmma8(c0, a0, b);
+  dmma8(c1, a1, b);
+#endif
+}
+
+template <class Cfg>
+__device__ __forceinline__ void dmma_tile(const double* as, const double* bs, double (&acc)[Cfg::MT][Cfg::NT][2]) {
+  constexpr int LDA = Cfg::ATile::LD, LDB = Cfg::BTile::LD;
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  const int wm0 = (w / Cfg::WARPS_N) * Cfg::WM, wn0 = (w % Cfg::WARPS_N) * Cfg::WN;
+  const double* ap = as + (l % 4) * LDA + wm0 + l / 4;
+  const double* bp = bs + (l % 4) * LDB + wn0 + l / 4;
+#pragma unroll
+  for (int kk = 0; kk < Cfg::BK; kk += 4) {
+    double a[Cfg::MT], b[Cfg::NT];
+#pragma unroll
+    for (int i = 0; i < Cfg::MT; ++i) a[i] = ap[kk * LDA + i * 8];
+#pragma unroll
+    for (int j = 0; j < Cfg::NT; ++j) b[j] = bp[kk * LDB + j * 8];
+#pragma unroll
+    for (int j = 0; j < Cfg::NT; ++j) {
+      if constexpr (Cfg::M16) {
+#pragma unroll
+        for (int i = 0; i < Cfg::MT; i += 2) dmma16(acc[i][j], acc[i + 1][j], a[i], a[i + 1], b[j]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < Cfg::MT; ++i) dmma8(acc[i][j], a[i], b[j]);
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ the kernels
+// Loaders of op(A) (x = rows of C) and op(B) (x = columns of C); VEC: elements per copy of the
+// x-contiguous operands (16 bytes when their leading dimensions and bases allow, else 1).
+template <class Cfg, bool TA, int VEC>
+using ALoaderOf = std::conditional_t<TA, XContiguousLoader<typename Cfg::T, Cfg::BM, Cfg::BK, Cfg::THREADS, VEC>,
+                                     KContiguousLoader<typename Cfg::T, Cfg::BM, Cfg::BK, Cfg::THREADS>>;
+template <class Cfg, bool TB, int VEC>
+using BLoaderOf = std::conditional_t<TB, KContiguousLoader<typename Cfg::T, Cfg::BN, Cfg::BK, Cfg::THREADS>,
+                                     XContiguousLoader<typename Cfg::T, Cfg::BN, Cfg::BK, Cfg::THREADS, VEC>>;
+
+template <class T>
+__device__ __forceinline__ void store_c(T* C, std::int64_t ldc, std::int64_t row, std::int64_t col, T alpha, T beta,
+                                        T v) {
+  T* c = C + row * ldc + col;
+  *c = beta == T(0) ? alpha * v : fma(beta, *c, alpha * v);  // beta == 0: C is not read
+}
+
+template <class Cfg, bool TA, bool TB, int VEC>
+__global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmShape s, float alpha, const float* __restrict__ A,
+                                                            const float* __restrict__ B, float beta,
+                                                            float* __restrict__ C) {
+  extern __shared__ __align__(16) unsigned char gemm_smem[];
+  float* smem = reinterpret_cast<float*>(gemm_smem);
+  int tile_m, tile_n;
+  block_tile(tile_m, tile_n);
+  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
+  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
+  const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
+  const BLoaderOf<Cfg, TB, VEC> bl(B, s.ldb, s.n, s.k, col0);
+  float acc[Cfg::TM][Cfg::TN];
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = 0.f;
+  const int tiles = static_cast<int>((s.k + Cfg::BK - 1) / Cfg::BK);
+  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
+      al, bl, tiles, Cfg::BK, smem, [&](const float* as, const float* bs) { simt_tile<Cfg>(as, bs, acc); });
+
+  const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i) {
+    const std::int64_t row = row0 + tile_row<Cfg>(ty, i);
+    if (row >= s.m) continue;
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j) {
+      const std::int64_t col = col0 + tile_col<Cfg>(tx, j);
+      if (col < s.n) store_c(C, s.ldc, row, col, alpha, beta, acc[i][j]);
+    }
+  }
+}
+
+template <class Cfg, bool TA, bool TB, int VEC>
+__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kernel(
+    GemmShape s, double alpha, const double* __restrict__ A, const double* __restrict__ B, double beta,
+    double* __restrict__ C) {
+  extern __shared__ __align__(16) unsigned char gemm_smem[];
+  double* smem = reinterpret_cast<double*>(gemm_smem);
+  int tile_m, tile_n;
+  block_tile(tile_m, tile_n);
+  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
+  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
+  const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
+  const BLoaderOf<Cfg, TB, VEC> bl(B, s.ldb, s.n, s.k, col0);
+  double acc[Cfg::MT][Cfg::NT][2];
+#pragma unroll
+  for (int i = 0; i < Cfg::MT; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::NT; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+  const int tiles = static_cast<int>((s.k + Cfg::BK - 1) / Cfg::BK);
+  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
+      al, bl, tiles, Cfg::BK, smem, [&](const double* as, const double* bs) { dmma_tile<Cfg>(as, bs, acc); });
+
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  const std::int64_t r0 = row0 + (w / Cfg::WARPS_N) * Cfg::WM + l / 4;
+  const std::int64_t c0 = col0 + (w % Cfg::WARPS_N) * Cfg::WN + 2 * (l % 4);
+#pragma unroll
+  for (int i = 0; i < Cfg::MT; ++i) {
+    const std::int64_t row = r0 + 8 * i;
+    if (row >= s.m) continue;
+#pragma unroll
+    for (int j = 0; j < Cfg::NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const std::int64_t col = c0 + 8 * j + e;
+        if (col < s.n) store_c(C, s.ldc, row, col, alpha, beta, acc[i][j][e]);
+      }
+  }
+}
+
+// Launch one configuration: the grid in tiles, the dynamic shared memory raised past 48 KB.
+template <class Cfg, bool TA, bool TB, int VEC, class T>
+cudaError_t launch_gemm_cfg(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+  const dim3 grid(blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM));
+  if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
+    return cudaErrorInvalidConfiguration;
+  auto kernel = [] {
+    if constexpr (sizeof(T) == 4) return gemm_simt_kernel<Cfg, TA, TB, VEC>;
+    else return gemm_dmma_kernel<Cfg, TA, TB, VEC>;
+  }();
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+      e != cudaSuccess)
+    return e;
+  kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(s, alpha, A, B, beta, C);
+  return cudaGetLastError();
+}
+
+// Picks the copy width: 16-byte copies of the x-contiguous operands when every such operand's
+// base is 16-byte aligned and its leading dimension a multiple of the vector.
+template <class Cfg, bool TA, bool TB, class T>
+cudaError_t launch_gemm_trans(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C,
+                              cudaStream_t stream) {
+  constexpr int V = 16 / sizeof(T);
+  auto aligned = [&](const T* p, std::int64_t ld) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % V == 0;
+  };
+  const bool vec = (!TA || aligned(A, s.lda)) && (TB || aligned(B, s.ldb));
+  if constexpr (!TA && TB)  // no x-contiguous operand
+    return launch_gemm_cfg<Cfg, TA, TB, 1>(s, alpha, A, B, beta, C, stream);
+  else
+    return vec ? launch_gemm_cfg<Cfg, TA, TB, V>(s, alpha, A, B, beta, C, stream)
+               : launch_gemm_cfg<Cfg, TA, TB, 1>(s, alpha, A, B, beta, C, stream);
+}
+
+template <class Cfg, class T>
+cudaError_t launch_gemm_any(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+  if (s.ta) return s.tb ? launch_gemm_trans<Cfg, true, true>(s, alpha, A, B, beta, C, stream)
+                        : launch_gemm_trans<Cfg, true, false>(s, alpha, A, B, beta, C, stream);
+  return s.tb ? launch_gemm_trans<Cfg, false, true>(s, alpha, A, B, beta, C, stream)
+              : launch_gemm_trans<Cfg, false, false>(s, alpha, A, B, beta, C, stream);
+}
+
+}  // namespace tessera::cuda
