@@ -18,11 +18,17 @@ struct CaseSpec {
   std::vector<std::pair<std::string, std::int64_t>> sizes;  // the parameters, also written to JSON
   std::string path;  // Matrix Market file (kind "mtx")
   std::string series;  // --sweep: the size series this case belongs to (empty otherwise)
+  std::vector<tessera::DType> dtypes;  // the only dtypes it runs in (--size gpu); empty: all asked for
 
   std::int64_t get(const std::string& key, std::int64_t fallback = 0) const {
     for (const auto& [k, v] : sizes)
       if (k == key) return v;
     return fallback;
+  }
+  bool has(const std::string& key) const {
+    for (const auto& kv : sizes)
+      if (kv.first == key) return true;
+    return false;
   }
 };
 

@@ -1,8 +1,9 @@
 // Case sizes. The guiding rule: at --size medium and large, bandwidth-bound cases are several
 // times larger than the last-level cache (32 MiB on this 2-core VM, up to a few hundred MiB on
 // servers), so they measure memory, not cache; medium finishes the whole default run in a few
-// minutes on 2 cores; large holds the sizes of the CPU issue's targets (issue 3); small is tiny
-// and odd-sized (primes, one past powers of two) for CI smoke runs and QEMU.
+// minutes on 2 cores; large holds the sizes of the CPU issue's targets (issue 3); gpu holds those
+// of the CUDA issue's table (issue 5), in its dtypes only; small is tiny and odd-sized (primes,
+// one past powers of two) for CI smoke runs and QEMU.
 #include "cases.hpp"
 
 #include <algorithm>
@@ -28,13 +29,20 @@ std::string describe(const CaseSpec& c) {
   auto g = [&](const char* k) { return c.get(k); };
   std::ostringstream s;
   switch (c.op) {
-    case Op::reduce: s << "sum n=" << count(g("n")); break;
+    case Op::reduce:
+      if (c.has("bytes") && g("bytes") % (std::int64_t(1) << 30) == 0) s << "sum " << (g("bytes") >> 30) << " GiB";
+      else if (c.has("bytes")) s << "sum " << count(g("bytes")) << " bytes";
+      else s << "sum n=" << count(g("n"));
+      break;
     case Op::dot: s << "n=" << count(g("n")); break;
     case Op::spmv:
       if (c.kind == "laplace3d") s << "laplace3d " << g("n") << "^3";
       else if (c.kind == "laplace2d") s << "laplace2d " << g("n") << "^2";
       else if (c.kind == "random") s << "random " << count(g("rows")) << " rows " << g("min_per_row") << "-" << g("max_per_row") << "/row";
-      else if (c.kind == "powerlaw") s << "powerlaw " << count(g("rows")) << " rows " << g("min_len") << "-" << g("max_len") << "/row";
+      else if (c.kind == "powerlaw") {
+        s << "powerlaw " << count(g("rows")) << " rows " << g("min_len") << "-" << g("max_len") << "/row";
+        if (c.has("exponent_x100")) s << " exp " << g("exponent_x100") / 100 << "." << g("exponent_x100") % 100 / 10;
+      }
       else s << std::filesystem::path(c.path).filename().string();
       break;
     case Op::trsv: s << "n=" << g("n"); break;
@@ -143,6 +151,39 @@ std::vector<CaseSpec> large_cases(Op op) {
   return {};
 }
 
+// The CUDA issue's table (issue 5), for `--size gpu --devices cuda:0`: its cases in its dtypes
+// only. Host-side checks stay cheap: gemm and the conv layer are sampled (4096 entries); the
+// reference runs spmv (0.23 GFLOP at 256^3), trsv (0.27 GFLOP), conv2d (0.84 GFLOP) and the
+// stencil (10 steps of 512^3 with plain loops: seconds) once per case.
+std::vector<CaseSpec> gpu_cases(Op op) {
+  using tessera::DType;
+  auto only = [](CaseSpec c, std::vector<DType> dtypes) {
+    c.dtypes = std::move(dtypes);
+    return c;
+  };
+  const std::vector<DType> f32 = {DType::f32}, both = {DType::f32, DType::f64};
+  switch (op) {
+    case Op::reduce: return {only(make(op, "", {{"bytes", 1024 * M}}), both)};  // 1 GiB in either dtype
+    case Op::dot: return {};
+    // Power-law rows as in the GPU figures: 3 / (1 - u)^(1 / 1.2) capped at 20000 (~30M nonzeros).
+    case Op::spmv:
+      return {only(make(op, "laplace3d", {{"n", 256}}), f32),
+              only(make(op, "random", {{"rows", 4 * M}, {"min_per_row", 5}, {"max_per_row", 8}}), f32),
+              only(make(op, "powerlaw", {{"rows", 2 * M}, {"min_len", 3}, {"max_len", 20000}, {"exponent_x100", 120}}),
+                   f32)};
+    case Op::trsv: return {only(make(op, "", {{"n", 16384}}), f32)};
+    case Op::trsm: return {};
+    case Op::sptrsv: return {only(make(op, "", {{"n", 128}}), f32)};
+    case Op::gemm: return {only(make(op, "", {{"n", 4096}}), both), only(make(op, "", {{"n", 8192}}), f32)};
+    case Op::stencil: return {only(make(op, "3d", {{"n", 512}, {"radius", 1}, {"steps", 10}}), f32)};
+    case Op::conv2d: return {only(make(op, "", {{"n", 4096}, {"k", 5}}), f32)};
+    case Op::conv_layer:  // the book's layer
+      return {only(make(op, "", {{"N", 128}, {"C", 384}, {"HW", 13}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}}),
+                   f32)};
+  }
+  return {};
+}
+
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
   const auto e = s.find_last_not_of(" \t");
@@ -179,7 +220,8 @@ SweepAxis sweep_axis(Op op) {
 std::vector<CaseSpec> sweep_cases(Op op, const std::string& size) {
   const auto base = default_cases(op, size);
   if (base.empty()) return {};
-  const SweepAxis ax = sweep_axis(op);
+  SweepAxis ax = sweep_axis(op);
+  if (!base.front().has(ax.key) && base.front().has("bytes")) ax = {"bytes", ax.factor, ax.points, 8 * ax.min_value};
   std::vector<CaseSpec> out;
   double v = static_cast<double>(base.front().get(ax.key));
   for (int p = 0; p < ax.points; ++p, v /= ax.factor) {
@@ -206,6 +248,7 @@ tessera::Op parse_op(const std::string& name) {
 std::vector<CaseSpec> default_cases(Op op, const std::string& size) {
   if (size == "small") return small_cases(op);
   if (size == "large") return large_cases(op);
+  if (size == "gpu") return gpu_cases(op);
   return medium_cases(op);
 }
 

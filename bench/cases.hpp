@@ -9,7 +9,8 @@
 
 namespace bench {
 
-// The named-size cases of one operation, in run order. size: "small", "medium" or "large".
+// The named-size cases of one operation, in run order. size: "small", "medium", "large" or
+// "gpu" (exactly the cases and dtypes of the CUDA issue's table; none for dot and trsm).
 std::vector<CaseSpec> default_cases(tessera::Op op, const std::string& size);
 
 // --sweep: a geometric size series of the operation's first case at `size`, from small up to

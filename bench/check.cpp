@@ -8,7 +8,8 @@ namespace bench {
 
 double tolerance(tessera::DType dtype) { return dtype == tessera::DType::f32 ? 1e-4 : 1e-10; }
 
-CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, tessera::DType dtype) {
+CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, tessera::DType dtype, double tol) {
+  if (!(tol > 0)) tol = tolerance(dtype);
   CheckResult r;
   if (!oracle.available()) {
     r.status = "unchecked";
@@ -44,7 +45,7 @@ CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, t
     }
   }
   r.error = worst;
-  if (worst <= tolerance(dtype)) {
+  if (worst <= tol) {
     r.status = "ok";
     return r;
   }
@@ -55,7 +56,7 @@ CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, t
                                                         oracle.index.begin());
   std::snprintf(buf, sizeof buf, "element %lld: %.9g, expected %.9g (relative error %.3g > %.0e)",
                 static_cast<long long>(worst_at), got[static_cast<std::size_t>(worst_at)], oracle.expected[k], worst,
-                tolerance(dtype));
+                tol);
   r.detail = buf;
   return r;
 }

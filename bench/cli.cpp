@@ -23,7 +23,7 @@ std::string quote_arg(const std::string& a) {
 bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
   CLI::App app{
       "tessera-bench: every Tessera operation on every available device, beside the vendor baselines "
-      "(OpenBLAS, Eigen, oneDNN; cuBLAS, cuSPARSE), with measured peaks and a check of every result against the "
+      "(OpenBLAS, Eigen, oneDNN; CUB, cuBLAS, cuSPARSE, cuDNN), with measured peaks and a check of every result against the "
       "reference backend. Exit status 1 when a result is wrong."};
   app.get_formatter()->column_width(34);
 
@@ -42,8 +42,10 @@ bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
                  "device is timed only at --size small (elsewhere it is the correctness oracle only: it is plain "
                  "sequential loops); name it to time it anyway")
       ->delimiter(',');
-  app.add_option("--size", out.size, "named case sizes: small (CI smoke), medium (default), large (the issue-3 sizes)")
-      ->check(CLI::IsMember({"small", "medium", "large"}));
+  app.add_option("--size", out.size,
+                 "named case sizes: small (CI smoke), medium (default), large (the issue-3 sizes), gpu (the CUDA "
+                 "issue's table, its dtypes only; with --devices cuda:0)")
+      ->check(CLI::IsMember({"small", "medium", "large", "gpu"}));
   app.add_option("--case", cases,
                  "explicit case OP[:KIND][:key=value,...], repeatable; replaces the named-size cases. E.g. gemm:n=3000, "
                  "spmv:random:rows=2000000, stencil:3d:n=300,radius=4 (unspecified keys keep their medium value)");
@@ -72,6 +74,10 @@ bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
                  "row and exit status 1")
       ->group("Testing");
   app.add_flag("--list", out.list_only, "print the cases and devices that would run, and exit");
+  app.add_flag("--first-call-cache", out.first_call_cache,
+               "run the rest of the command twice in new processes, with empty then filled kernel disk caches "
+               "(TESSERA_CACHE_DIR, POCL_CACHE_DIR, CUDA_CACHE_PATH in a temporary folder), and compare the first "
+               "call of every OpenCL row");
 
   try {
     app.parse(argc, argv);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "baselines/baselines.hpp"
+#include "emulation.hpp"
 #include "openblas_coretype.hpp"
 #include "tessera/cpu_target.hpp"
 #include "tessera/version.hpp"
@@ -111,6 +112,7 @@ RunInfo collect_run_info(const Options& o) {
   i.size = !o.explicit_cases.empty() ? "custom (--case)" : o.sweep ? "sweep up to " + o.size : o.size;
   i.min_time_s = o.min_time_s;
   i.min_reps = o.reps;
+  if (const std::string emulated = emulation_note(); !emulated.empty()) i.notes.push_back(emulated);
   // Other work on the machine makes every number below noise: say so where it will be read.
   double load[1] = {0};
   if (getloadavg(load, 1) == 1 && load[0] > 1.0 + 0.25 * i.cores) {

@@ -3,6 +3,7 @@
 // device's measured peak and the ratio to the fastest baseline. See bench/README.md.
 #include <cstdio>
 
+#include "first_call_cache.hpp"
 #include "openblas_coretype.hpp"
 #include "options.hpp"
 #include "plan.hpp"
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   bench::Options options;
   int exit_code = 0;
   if (!bench::parse_cli(argc, argv, options, exit_code)) return exit_code;
+  if (options.first_call_cache) return bench::run_first_call_cache(argc, argv, options);
 
   bench::RunOutput out;
   try {

@@ -2,13 +2,19 @@
 // plan caches: reported separately as first_call_ms), then timed calls until at least
 // `min_time` seconds of timed calls and at least `min_reps` calls have been made.
 // Each call: reset (untimed), synchronise, start the clock, call, synchronise, stop.
-// steady_clock on the host brackets device synchronisation, so for asynchronous devices the
-// time includes the launch latency, which is what a caller waiting on the result sees.
+// The clock: a device timer when one is given (CUDA events on the stream the call runs on:
+// the GPU's own time from the start mark to the stop mark, without the host's wake-up after
+// synchronising; a call that returns a value to the host, like reduce, still includes that
+// round trip, as it does for the caller); otherwise steady_clock on the host bracketing device
+// synchronisation, which includes the launch latency. The first call is always host-timed:
+// it is there to show one-off host-side costs (module loading, plan building).
 #pragma once
 
 #include <chrono>
+#include <string>
 
 #include "runner.hpp"
+#include "tessera/backend.hpp"
 
 namespace bench {
 
@@ -16,6 +22,7 @@ struct Timing {
   double first_call_ms = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
+  std::string clock = "host";  // or the device timer's name ("cuda-event")
 };
 
 struct MeasureOptions {
@@ -26,7 +33,8 @@ struct MeasureOptions {
   int max_reps = 100000;
 };
 
-Timing measure(Runner& runner, const MeasureOptions& options);
+// `timer`: the device clock to use, or null for the host clock.
+Timing measure(Runner& runner, const MeasureOptions& options, tessera::DeviceTimer* timer = nullptr);
 
 // Seconds since an arbitrary fixed point, monotonic.
 inline double now_s() {

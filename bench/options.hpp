@@ -26,6 +26,7 @@ struct Options {
   std::vector<std::string> matrices;      // --matrix files or folders (spmv cases)
   std::vector<std::string> case_filter;   // --filter: substrings of case names
   bool list_only = false;                 // --list: print the plan, run nothing
+  bool first_call_cache = false;          // --first-call-cache: cold vs warm kernel disk caches
   std::string corrupt_op;                 // --corrupt: testing hook, see cli.cpp
   std::string command_line;
 };

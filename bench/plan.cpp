@@ -23,6 +23,7 @@ namespace {
 struct TimedDevice {
   tessera::Device device;
   const Peaks* peaks = nullptr;  // null when the peak could not be measured
+  std::shared_ptr<tessera::DeviceTimer> timer;  // the device's clock (CUDA events), or null: host clock
 };
 
 struct Unit {
@@ -87,7 +88,8 @@ std::vector<Unit> plan_units(const Options& o) {
   }
   std::vector<Unit> units;
   for (const auto& s : specs)
-    for (auto dt : o.dtypes) units.push_back({s, dt});
+    for (auto dt : o.dtypes)
+      if (s.dtypes.empty() || std::find(s.dtypes.begin(), s.dtypes.end(), dt) != s.dtypes.end()) units.push_back({s, dt});
   return units;
 }
 
@@ -120,12 +122,15 @@ void fill_rates(Row& row, const Workload& w, const Timing& t, const Peaks* peaks
 }
 
 // Measures one runner and checks its last result; fills the row.
+// `device_timer`: the Tessera device's clock, or null; a runner with its own clock uses that.
 void measure_and_check(Row& row, Runner& runner, const Workload& w, const Peaks* peaks, const Options& o,
-                       const Oracle& oracle, std::vector<double>* result_out = nullptr) {
+                       const Oracle& oracle, tessera::DeviceTimer* device_timer,
+                       std::vector<double>* result_out = nullptr) {
   MeasureOptions mo;
   mo.min_time_s = o.min_time_s;
   mo.min_reps = o.reps;
-  const Timing t = measure(runner, mo);
+  const Timing t = measure(runner, mo, runner.timer() ? runner.timer() : device_timer);
+  row.clock = t.clock;
   fill_rates(row, w, t, peaks);
   if (runner.setup_ms() >= 0) row.setup_ms = runner.setup_ms();
   row.impl_detail = runner.detail();
@@ -138,7 +143,8 @@ void measure_and_check(Row& row, Runner& runner, const Workload& w, const Peaks*
     row.oracle = "reference";
     return;
   }
-  const CheckResult c = o.check ? check_result(oracle, got, w.dtype()) : CheckResult{"unchecked", -1, "--no-check"};
+  const CheckResult c = o.check ? check_result(oracle, got, w.dtype(), row.reduced_precision ? kTf32Tolerance : 0.0)
+                                : CheckResult{"unchecked", -1, "--no-check"};
   row.check = c.status;
   row.oracle = oracle.source;
   if (c.error >= 0) row.check_error = c.error;
@@ -214,11 +220,22 @@ RunOutput run_bench(const Options& o) {
       continue;
     }
     try {
-      timed.push_back({tessera::Device::open(spec), nullptr});
+      timed.push_back({tessera::Device::open(spec), nullptr, nullptr});
     } catch (const std::exception& e) {
       info.notes.push_back("device " + spec + " skipped: " + first_line(e.what()));
       std::fprintf(stderr, "tessera-bench: device %s skipped: %s\n", spec.c_str(), first_line(e.what()).c_str());
     }
+  }
+  // The device clocks (CUDA events on the backend's stream), once per device; host clock elsewhere.
+  for (auto& td : timed) {
+    try {
+      td.timer = td.device.backend().device_timer();
+    } catch (const std::exception& e) {
+      info.notes.push_back("device " + td.device.spec() + ": no device clock, host clock used: " + first_line(e.what()));
+    }
+    if (td.timer)
+      info.notes.push_back("device " + td.device.spec() + " timed with its " + td.timer->clock() +
+                           " clock (marks on its queue); host steady_clock around synchronize elsewhere");
   }
   // The reference (if timed) runs first: its result is then the oracle of the devices after it.
   std::stable_partition(timed.begin(), timed.end(), [](const TimedDevice& d) { return d.device.spec() == "reference"; });
@@ -311,7 +328,7 @@ RunOutput run_bench(const Options& o) {
       const bool produces_oracle = is_ref && o.check;
       guarded(r, [&] {
         auto runner = w->tessera_runner(td.device);
-        measure_and_check(r, *runner, *w, td.peaks, o, oracle, produces_oracle ? &ref_result : nullptr);
+        measure_and_check(r, *runner, *w, td.peaks, o, oracle, td.timer.get(), produces_oracle ? &ref_result : nullptr);
       });
       if (produces_oracle) {
         if (r.check == "oracle") {
@@ -339,24 +356,28 @@ RunOutput run_bench(const Options& o) {
         r.backend = b.impl;
         r.impl = b.impl;
         r.is_baseline = true;
+        r.reduced_precision = b.reduced_precision;
         const Peaks* peaks = host_peaks;
         for (const auto& td : timed)
           if (td.device.spec() == b.device) peaks = td.peaks;
-        guarded(r, [&] { measure_and_check(r, *b.runner, *w, peaks, o, oracle); });
+        guarded(r, [&] { measure_and_check(r, *b.runner, *w, peaks, o, oracle, nullptr); });
         b.runner.reset();  // frees its copies before the next one allocates
         out.rows.push_back(std::move(r));
       }
     }
 
     // ratio_to_baseline on each Tessera row: the fastest baseline on the same device whose
-    // result is not wrong.
+    // result is not wrong, among those computing in the operation's own precision (a TF32
+    // line is shown beside it, never the denominator).
     for (std::size_t i = first_row; i < out.rows.size(); ++i) {
       Row& t = out.rows[i];
       if (t.is_baseline || !t.measured()) continue;
       const Row* best = nullptr;
       for (std::size_t j = first_row; j < out.rows.size(); ++j) {
         const Row& b = out.rows[j];
-        if (b.is_baseline && b.device == t.device && b.measured() && (!best || b.median_ms < best->median_ms)) best = &b;
+        if (b.is_baseline && !b.reduced_precision && b.device == t.device && b.measured() &&
+            (!best || b.median_ms < best->median_ms))
+          best = &b;
       }
       if (best) {
         t.ratio_to_baseline = best->median_ms / t.median_ms;

@@ -87,6 +87,8 @@ void write_json(const std::string& path, const RunInfo& i, const std::vector<Row
                        {"backend", r.backend},
                        {"impl", r.impl},
                        {"impl_detail", str_or_null(r.impl_detail)},
+                       {"reduced_precision", r.reduced_precision},
+                       {"clock", str_or_null(r.clock)},
                        {"reps", r.reps},
                        {"median_ms", num(r.median_ms)},
                        {"min_ms", num(r.min_ms)},

@@ -92,7 +92,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
     w_impl = std::max(w_impl, r.impl.size());
   }
   const std::string head = pad("op", w_op) + "  dtype  " + pad("case", w_case) + "  " + pad("device", w_dev) + "  " +
-                           pad("impl", w_impl) + "   reps  median ms     min ms     max ms   GFLOP/s     GB/s  % peak     " +
+                           pad("impl", w_impl) + "   reps  median ms     min ms     max ms  1st call ms   GFLOP/s     GB/s  % peak     " +
                            " vs base            check";
   std::vector<std::string> order;
   for (const Row& r : rows)
@@ -120,7 +120,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
         std::string check = r.check;
         if (r.check == "ok" && r.oracle == "sampled") check = "ok (sampled)";
         line += pad(std::to_string(r.reps), 5, true) + pad(ms(r.median_ms), 11, true) + pad(ms(r.min_ms), 11, true) +
-                pad(ms(r.max_ms), 11, true) + pad(rate(r.gflops), 10, true) + pad(rate(r.gbs), 9, true) + "  " +
+                pad(ms(r.max_ms), 11, true) + pad(ms(r.first_call_ms), 13, true) + pad(rate(r.gflops), 10, true) + pad(rate(r.gbs), 9, true) + "  " +
                 pad(pct, 12) + pad(ratio, 18) + " " + check;
         if (r.check == "unchecked" && !r.note.empty()) line += " (" + r.note + ")";
       }
@@ -134,8 +134,11 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "%% peak: of this run's measured peak of the device: read = STREAM-style read (reduce, dot, spmv, trsv, "
                "sptrsv), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs, vendor gemm on GPUs (gemm, trsm, conv_layer); copy = device copy on GPUs. "
                "* = the data is smaller than 2x the last-level cache: on a CPU that rate may be cache bandwidth.\n"
+               "1st call ms: the untimed warm-up call (kernel compilation or loading from the disk cache, first touch, "
+               "plans), apart from the timed calls.\n"
                "vs base: fastest baseline's median / Tessera's median on the same device (host libraries beside cpu, "
-               "cuBLAS/cuSPARSE beside cuda:0), same process, same data: > 1 means Tessera is faster.\n"
+               "CUB/cuBLAS/cuSPARSE/cuDNN beside cuda:0, CLBlast/ViennaCL beside opencl:N), same process, same data: > 1 means Tessera is faster; "
+               "*-tf32 lines (TF32 tensor cores) are shown but never the baseline of the ratio.\n"
                "check: every measured result against the reference backend on the same inputs (sampled = a random "
                "sample of entries computed on the host in double, for cases too slow for the reference); FAILED means "
                "a wrong result, not a time.\n");

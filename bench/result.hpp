@@ -22,6 +22,8 @@ struct Row {
   std::string impl;     // "tessera", "openblas", "eigen", "onednn"
   std::string impl_detail;  // what the implementation chose, when it says (oneDNN's kernel)
   bool is_baseline = false;
+  bool reduced_precision = false;  // a TF32 baseline line: not a ratio denominator
+  std::string clock;               // "host" or the device timer's ("cuda-event")
 
   // Filled when the measurement ran (status != "n/a" / "error").
   int reps = 0;

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace tessera {
+class DeviceTimer;
+}
+
 namespace bench {
 
 class Runner {
@@ -25,6 +29,9 @@ class Runner {
   virtual double setup_ms() const { return -1.0; }
   // What the implementation chose, when it says (e.g. oneDNN's kernel name); empty otherwise.
   virtual std::string detail() const { return {}; }
+  // A clock on the runner's own device queue (a GPU baseline's events on its stream), or null:
+  // then the caller's (the Tessera device's timer or the host clock). Owned by the runner.
+  virtual tessera::DeviceTimer* timer() { return nullptr; }
 };
 
 }  // namespace bench

@@ -13,7 +13,8 @@ if [[ -z $browser ]]; then
   exit 77
 fi
 
-"$bench" --sweep --size small --ops gemm,spmv,stencil --dtypes f32 --min-time 0.01 --reps 1 --report "$dir" >/dev/null
+# Cross builds: ctest names the emulator (qemu-aarch64) that runs the bench in TESSERA_TEST_EMULATOR.
+${TESSERA_TEST_EMULATOR:-} "$bench" --sweep --size small --ops gemm,spmv,stencil --dtypes f32 --min-time 0.01 --reps 1 --report "$dir" >/dev/null
 
 # --no-sandbox: CI containers run as root, where Chromium refuses its sandbox.
 flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,2000)

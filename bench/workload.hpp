@@ -33,6 +33,9 @@ struct NamedRunner {
   // The Tessera device this baseline is compared with: "cpu" for host libraries; a GPU
   // library would name its device ("cuda:0").
   std::string device = "cpu";
+  // A line that trades accuracy for speed (TF32 tensor cores): shown and checked with
+  // kTf32Tolerance, but never the baseline Tessera's ratio is taken against (exact arithmetic).
+  bool reduced_precision = false;
 };
 
 class Workload {

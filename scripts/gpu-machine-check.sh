@@ -3,7 +3,8 @@
 # the development machine and carried in $DIST with their Debian runtime libraries
 # (syslib.tar.xz): device list, the whole test suite on every device (cuda:0 and NVIDIA's
 # OpenCL included), tessera-bench on the GPU devices, then the suite under compute-sanitizer.
-# Logs and JSON go to $OUT; a summary is printed last.
+# Logs and JSON go to $OUT; a summary is printed last. The CUDA issue's table alone:
+# BENCH_SIZE=gpu BENCH_DEVICES=cuda:0 T_BENCH=600 (tessera-bench --size gpu, see bench/README.md).
 set -u
 DIST=${DIST:-build-gpu-carry}
 OUT=${OUT:-/tmp/tessera-gpu}
@@ -13,6 +14,18 @@ export LD_LIBRARY_PATH=$PWD/$DIST/lib:/tmp/syslib${LD_LIBRARY_PATH:+:$LD_LIBRARY
 # NVIDIA's OpenCL driver is there; the ICD loader (carried) needs to be told where.
 echo /usr/lib/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/vendors
+# cuDNN (tessera-bench's conv baselines, opened with dlopen) lives in the Python package
+# nvidia.cudnn there, not in /usr/local/cuda (../shared/docs/gpu-machine.md); else search for it.
+CUDNN_LIB=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0] + "/lib")' 2>/dev/null)
+if [ ! -e "$CUDNN_LIB/libcudnn.so.9" ]; then
+  CUDNN_LIB=$(dirname "$(timeout 60 find / -xdev -name libcudnn.so.9 2>/dev/null | head -1)" 2>/dev/null)
+fi
+if [ -e "$CUDNN_LIB/libcudnn.so.9" ]; then
+  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CUDNN_LIB
+  echo "cuDNN: $CUDNN_LIB/libcudnn.so.9"
+else
+  echo "cuDNN: libcudnn.so.9 not found (the bench's cuDNN rows will be absent, with the reason)"
+fi
 export TESSERA_MATRIX_DIR=${TESSERA_MATRIX_DIR:-$PWD/.gpu-data/matrices}
 export TESSERA_CACHE_DIR=/tmp/tessera-cache
 summary=()

@@ -77,13 +77,14 @@ struct CudaProfile {
   // 8 -> 1.37 ms; more waiting rows, more polls competing with the stores they wait for).
   int sptrsv_blocks_per_sm = 2;
   double spmv_skew_ratio = 8.0;  // max row / mean row above this (and max > 64): merge kernel
+  double spmv_stream_mean = 12.0;  // unskewed, mean row length up to this: stream kernel (0: never)
   int gemm_tiles = -1;           // -1: wide or narrow by wave efficiency; 0: wide; 1: narrow
   std::vector<std::pair<std::string, std::string>> describe() const;
 
-  // Narrow GEMM tiles (GemmTileShape<T, true>) when the wide tiles would leave the SMs noticeably
+  // Narrow GEMM tiles (Shape<T, true>) when the wide tiles would leave the SMs noticeably
   // idle (a partly filled last wave, or n much narrower than a wide tile). Narrow tiles reuse
   // each A fragment half as often, so they must win clearly.
-  template <class T>
+  template <class T, template <class, bool> class Shape = GemmTileShape>
   bool narrow_gemm_tiles(std::int64_t m, std::int64_t n) const {
     if (gemm_tiles >= 0) return gemm_tiles == 1;
     // Useful share of the block-slots the grid occupies: partial edge tiles and a partly
@@ -94,15 +95,16 @@ struct CudaProfile {
       const std::int64_t waves = (tiles + slots - 1) / slots;
       return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(waves * slots * bm * bn);
     };
-    using W = GemmTileShape<T, false>;
-    using N = GemmTileShape<T, true>;
-    return efficiency(N::BM, N::BN, N::BLOCKS_PER_SM) > 1.15 * efficiency(W::BM, W::BN, W::BLOCKS_PER_SM);
+    using W = Shape<T, false>;
+    using N = Shape<T, true>;
+    return efficiency(N::BM, N::BN, N::BLOCKS_PER_SM) > N::NARROW_MARGIN * efficiency(W::BM, W::BN, W::BLOCKS_PER_SM);
   }
 };
 
 // What spmv chose for one matrix: the kernel, its lanes per row or its merge-path partition.
 struct SpmvPlan {
   bool merge = false;
+  bool stream = false;  // launch_spmv_stream (else the vector kernel with `lanes`)
   int lanes = 2;
   int tiles = 0;
   DeviceBuffer coords, carry_rows, carry_vals;
@@ -137,6 +139,7 @@ class CudaBackend final : public Backend {
   void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) override;
   void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
                   const TensorView& out) override;
+  std::unique_ptr<DeviceTimer> device_timer() override;  // device_timer.cpp: events on stream_
 
  private:
   void make_current() const;  // cudaSetDevice: every entry point runs on this object's device

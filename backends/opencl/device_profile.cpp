@@ -298,10 +298,13 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
   auto need_pow2 = [&](const char* key, int v) {
     if (!is_pow2(v)) fail(std::string(key) + " = " + std::to_string(v) + " must be a power of two");
   };
+  // The profile's own max_wg binds too: a GCN profile forced onto a CPU driver that allows
+  // 4096 work-items must still keep to GCN's 256, or PoCL would test shapes GCN cannot run.
+  const std::size_t wg_limit = std::min<std::size_t>(device_max_wg, static_cast<std::size_t>(p.max_wg));
   auto need_wg = [&](const char* key, long v) {
-    if (v < 1 || static_cast<std::size_t>(v) > device_max_wg)
-      fail(std::string(key) + " gives work-groups of " + std::to_string(v) + " work-items; the device allows 1.." +
-           std::to_string(device_max_wg));
+    if (v < 1 || static_cast<std::size_t>(v) > wg_limit)
+      fail(std::string(key) + " gives work-groups of " + std::to_string(v) +
+           " work-items; max_wg and the device allow 1.." + std::to_string(wg_limit));
   };
   auto need_vw = [&](const char* key, int v) {
     if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)

@@ -1,7 +1,8 @@
 // The vendor baselines a workload is compared with, run in the same process on the same host
 // data. Each returns the runners of the libraries compiled in (TESSERA_BENCH_WITH_*) that
 // implement the case in that dtype, for the devices being timed: host libraries (OpenBLAS,
-// Eigen, oneDNN) accompany Tessera's "cpu" device, NVIDIA's (cuBLAS, cuSPARSE) its "cuda:0".
+// Eigen, oneDNN) accompany Tessera's "cpu" device, NVIDIA's (CUB, cuBLAS, cuSPARSE, cuDNN) its
+// "cuda:0".
 #pragma once
 
 #include <vector>
@@ -14,6 +15,8 @@ namespace bench {
 // The Tessera devices being timed; a baseline runs only beside its device.
 void set_baseline_devices(const std::vector<std::string>& specs);
 
+template <class T>
+std::vector<NamedRunner> reduce_baselines(const ReduceData<T>& d);
 template <class T>
 std::vector<NamedRunner> dot_baselines(const DotData<T>& d);
 template <class T>

@@ -1,7 +1,9 @@
-// NVIDIA library baselines on GPU 0, compared with Tessera's cuda:0: cuBLAS (dot, trsv, trsm,
-// gemm) and cuSPARSE (CSR SpMV, sparse triangular solve). Each runner uploads the workload's
-// host arrays to its own device buffers once (untimed) and times only the library call, as
-// Tessera's runner does; run() is asynchronous and sync() waits for the device.
+// NVIDIA library baselines on GPU 0, compared with Tessera's cuda:0: CUB (reduce sum), cuBLAS
+// (dot, trsv, trsm, gemm: FP32 with the pedantic compute type, FP64, and a separate TF32 line)
+// and cuSPARSE (CSR SpMV, sparse triangular solve). Each runner uploads the workload's host
+// arrays to its own device buffers once (untimed); all run on one stream (stream()) and are
+// timed by events around the library call (cuda_common.hpp); run() is asynchronous except where
+// the call hands a value to the host (dot, reduce), as Tessera's does.
 //
 // Row-major data in column-major BLAS: a row-major matrix is its transpose in column-major, so
 //   gemm  C = A B      is  C^T = B^T A^T                 (operands swapped)
@@ -21,15 +23,25 @@
 #include <type_traits>
 #include <vector>
 
+#include "baselines/cub_reduce.hpp"
+#include "baselines/cuda_common.hpp"
 #include "baselines/libs.hpp"
 
 namespace bench::cudalibs {
 
+cudaStream_t stream() {
+  static cudaStream_t s = [] {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    cudaStream_t x;
+    check(cudaStreamCreate(&x), "cudaStreamCreate");
+    return x;
+  }();
+  return s;
+}
+
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using cudalibs::check;  // the cudaError_t overload, beside the two below
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
 }
@@ -37,66 +49,63 @@ void check(cusparseStatus_t s, const char* what) {
   if (s != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cusparseGetErrorString(s));
 }
 
-// One handle each for the process, on GPU 0 (created on first use, kept to the end).
+// One handle each for the process, on GPU 0 and stream() (created on first use, kept to the end).
 cublasHandle_t blas() {
   static cublasHandle_t h = [] {
-    check(cudaSetDevice(0), "cudaSetDevice");
+    cudaStream_t s = stream();  // sets the device too
     cublasHandle_t x;
     check(cublasCreate(&x), "cublasCreate");
+    check(cublasSetStream(x, s), "cublasSetStream");
     return x;
   }();
   return h;
 }
 cusparseHandle_t sparse() {
   static cusparseHandle_t h = [] {
-    check(cudaSetDevice(0), "cudaSetDevice");
+    cudaStream_t s = stream();
     cusparseHandle_t x;
     check(cusparseCreate(&x), "cusparseCreate");
+    check(cusparseSetStream(x, s), "cusparseSetStream");
     return x;
   }();
   return h;
 }
-
-// A device allocation holding a copy of a host array.
-class DevBuf {
- public:
-  DevBuf() = default;
-  template <class U>
-  explicit DevBuf(const std::vector<U>& host) : bytes_(host.size() * sizeof(U)) {
-    check(cudaMalloc(&p_, bytes_ ? bytes_ : 1), "cudaMalloc");
-    upload(host.data());
-  }
-  explicit DevBuf(std::size_t bytes) : bytes_(bytes) { check(cudaMalloc(&p_, bytes ? bytes : 1), "cudaMalloc"); }
-  ~DevBuf() {
-    if (p_) cudaFree(p_);
-  }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  void upload(const void* host) { check(cudaMemcpy(p_, host, bytes_, cudaMemcpyHostToDevice), "cudaMemcpy H2D"); }
-  template <class U>
-  std::vector<double> download_as_double() const {
-    std::vector<U> h(bytes_ / sizeof(U));
-    check(cudaMemcpy(h.data(), p_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-    return std::vector<double>(h.begin(), h.end());
-  }
-  template <class U>
-  U* get() const {
-    return static_cast<U*>(p_);
-  }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
 
 template <class T>
 constexpr cudaDataType cuda_type() {
   return std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
 }
 
-class GpuRunner : public Runner {
+// CUB's DeviceReduce::Sum; the temporary storage is sized and allocated once, here. The value
+// goes to the host before run() returns, as tessera::sum's does, so both timings include the
+// same device-to-host round trip.
+template <class T>
+class CubSum : public GpuRunner {
  public:
-  void sync() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+  explicit CubSum(const ReduceData<T>& d) : x_(d.x), out_(sizeof(T)), n_(static_cast<std::int64_t>(d.x.size())) {
+    check(cub_sum<T>(nullptr, temp_bytes_, x_.get<T>(), out_.get<T>(), n_, stream()),
+          "cub::DeviceReduce::Sum (storage size)");
+    temp_ = std::make_unique<DevBuf>(temp_bytes_);
+    check(cudaMallocHost(&host_, sizeof(T)), "cudaMallocHost");
+  }
+  ~CubSum() override { cudaFreeHost(host_); }
+  void run() override {
+    check(cub_sum<T>(temp_->get<void>(), temp_bytes_, x_.get<T>(), out_.get<T>(), n_, stream()),
+          "cub::DeviceReduce::Sum");
+    check(cudaMemcpyAsync(host_, out_.get<T>(), sizeof(T), cudaMemcpyDeviceToHost, stream()), "cudaMemcpyAsync D2H");
+    check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
+    value_ = *host_;
+  }
+  std::vector<double> result() override { return {static_cast<double>(value_)}; }
+  std::string detail() const override { return "temporary storage " + std::to_string(temp_bytes_) + " bytes"; }
+
+ private:
+  DevBuf x_, out_;
+  std::int64_t n_;
+  std::size_t temp_bytes_ = 0;
+  std::unique_ptr<DevBuf> temp_;
+  T* host_ = nullptr;  // pinned
+  T value_{};
 };
 
 template <class T>
@@ -167,28 +176,36 @@ class Trsm : public GpuRunner {
   DevBuf A_, B_;
 };
 
+// The compute type names the arithmetic explicitly, whatever the handle's math mode:
+// f32 CUBLAS_COMPUTE_32F_PEDANTIC (IEEE FP32 products and sums: the exact baseline) or
+// CUBLAS_COMPUTE_32F_FAST_TF32 (inputs rounded to TF32 for the tensor cores: a separate line);
+// f64 CUBLAS_COMPUTE_64F (FP64 tensor cores on sm_80+ are IEEE FP64 FMAs).
 template <class T>
 class Gemm : public GpuRunner {
  public:
-  explicit Gemm(const GemmData<T>& d)
-      : d_(d), A_(d.A), B_(d.B), C_(static_cast<std::size_t>(d.m * d.n) * sizeof(T)) {}
+  Gemm(const GemmData<T>& d, cublasComputeType_t compute)
+      : d_(d), compute_(compute), A_(d.A), B_(d.B), C_(static_cast<std::size_t>(d.m * d.n) * sizeof(T)) {}
   void run() override {
     check(cublasSetPointerMode(blas(), CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
     const int m = static_cast<int>(d_.m), n = static_cast<int>(d_.n), k = static_cast<int>(d_.k);
-    const T alpha = d_.alpha, beta = d_.beta;
-    if constexpr (std::is_same_v<T, float>)
-      check(cublasSgemm(blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B_.get<T>(), n, A_.get<T>(), k, &beta,
-                        C_.get<T>(), n),
-            "cublasSgemm");
-    else
-      check(cublasDgemm(blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B_.get<T>(), n, A_.get<T>(), k, &beta,
-                        C_.get<T>(), n),
-            "cublasDgemm");
+    const T alpha = d_.alpha, beta = d_.beta;  // scalars in the compute type's precision = T
+    check(cublasGemmEx(blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B_.get<T>(), cuda_type<T>(), n, A_.get<T>(),
+                       cuda_type<T>(), k, &beta, C_.get<T>(), cuda_type<T>(), n, compute_, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
   }
   std::vector<double> result() override { return C_.download_as_double<T>(); }
+  std::string detail() const override {
+    switch (compute_) {
+      case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+      case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+      case CUBLAS_COMPUTE_64F: return "CUBLAS_COMPUTE_64F";
+      default: return {};
+    }
+  }
 
  private:
   const GemmData<T>& d_;
+  cublasComputeType_t compute_;
   DevBuf A_, B_, C_;
 };
 
@@ -306,8 +323,15 @@ std::unique_ptr<Runner> trsm(const TrsmData<T>& d) {
   return std::make_unique<Trsm<T>>(d);
 }
 template <class T>
+std::unique_ptr<Runner> reduce(const ReduceData<T>& d) {
+  return std::make_unique<CubSum<T>>(d);
+}
+template <class T>
 std::unique_ptr<Runner> gemm(const GemmData<T>& d) {
-  return std::make_unique<Gemm<T>>(d);
+  return std::make_unique<Gemm<T>>(d, std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_64F);
+}
+std::unique_ptr<Runner> gemm_tf32(const GemmData<float>& d) {
+  return std::make_unique<Gemm<float>>(d, CUBLAS_COMPUTE_32F_FAST_TF32);
 }
 template <class T>
 std::unique_ptr<Runner> spmv(const SpmvData<T>& d) {
@@ -362,10 +386,12 @@ std::string version() {
   cublasGetProperty(MINOR_VERSION, &minor);
   std::string s = "cuBLAS " + std::to_string(blas_v) + "." + std::to_string(minor);
   cusparseGetProperty(MINOR_VERSION, &minor);
-  return s + ", cuSPARSE " + std::to_string(sparse_v) + "." + std::to_string(minor);
+  return s + ", cuSPARSE " + std::to_string(sparse_v) + "." + std::to_string(minor) + ", CUB " +
+         std::to_string(cub_version() / 100000) + "." + std::to_string(cub_version() / 100 % 1000);
 }
 
 #define TESSERA_BENCH_INSTANTIATE(T)                                    \
+  template std::unique_ptr<Runner> reduce<T>(const ReduceData<T>&);     \
   template std::unique_ptr<Runner> dot<T>(const DotData<T>&);           \
   template std::unique_ptr<Runner> trsv<T>(const TrsvData<T>&);         \
   template std::unique_ptr<Runner> trsm<T>(const TrsmData<T>&);         \

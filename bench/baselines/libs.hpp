@@ -40,8 +40,10 @@ std::unique_ptr<Runner> conv_layer(const ConvLayerData<float>& d);
 std::string version();
 }  // namespace onednn
 
-namespace cudalibs {  // baselines/cuda_libs.cpp: cuBLAS and cuSPARSE on GPU 0 (Tessera's cuda:0)
+namespace cudalibs {  // baselines/cuda_libs.cpp: CUB, cuBLAS and cuSPARSE on GPU 0 (Tessera's cuda:0)
 bool available();  // a CUDA device is there
+template <class T>
+std::unique_ptr<Runner> reduce(const ReduceData<T>& d);  // CUB DeviceReduce::Sum (cub_reduce.cu)
 template <class T>
 std::unique_ptr<Runner> dot(const DotData<T>& d);
 template <class T>
@@ -49,7 +51,8 @@ std::unique_ptr<Runner> trsv(const TrsvData<T>& d);
 template <class T>
 std::unique_ptr<Runner> trsm(const TrsmData<T>& d);
 template <class T>
-std::unique_ptr<Runner> gemm(const GemmData<T>& d);
+std::unique_ptr<Runner> gemm(const GemmData<T>& d);  // f32: pedantic FP32; f64: FP64
+std::unique_ptr<Runner> gemm_tf32(const GemmData<float>& d);  // TF32 tensor cores: a separate line
 template <class T>
 std::unique_ptr<Runner> spmv(const SpmvData<T>& d);
 template <class T>
@@ -59,5 +62,33 @@ std::string version();
 // the device's FLOP/s peak for the report (the vendor GEMM, where a FMA loop would need a kernel).
 double gemm_peak_gflops(bool f32, std::uint64_t memory_bytes);
 }  // namespace cudalibs
+
+namespace cudnn {  // baselines/cudnn.cpp: cuDNN 9 convolution forward on GPU 0, libcudnn opened at run time
+bool available();       // libcudnn.so.9 was found and has every function used
+std::string version();  // "cuDNN 9.x.y", or why it is not there
+// tf32: CUDNN_TENSOR_OP_MATH (a separate line, f32 only); otherwise CUDNN_FMA_MATH (f32) or
+// the default math (f64). Set-up failures surface as the row's n/a or error on its first call.
+template <class T>
+std::unique_ptr<Runner> conv2d(const Conv2dData<T>& d, bool tf32);  // odd K or 'valid' only
+template <class T>
+std::unique_ptr<Runner> conv_layer(const ConvLayerData<T>& d, bool tf32);
+}  // namespace cudnn
+
+// OpenCL baselines run on the device of Tessera's `spec` ("opencl:N"; baselines/opencl_device.hpp).
+namespace clblast_lib {  // baselines/clblast.cpp: CLBlast level 2-3, row-major
+template <class T>
+std::unique_ptr<Runner> gemm(const std::string& spec, const GemmData<T>& d);
+template <class T>
+std::unique_ptr<Runner> trsv(const std::string& spec, const TrsvData<T>& d);
+template <class T>
+std::unique_ptr<Runner> trsm(const std::string& spec, const TrsmData<T>& d);
+std::string version();
+}  // namespace clblast_lib
+
+namespace viennacl_lib {  // baselines/viennacl.cpp: compressed_matrix SpMV, OpenCL backend
+template <class T>
+std::unique_ptr<Runner> spmv(const std::string& spec, const SpmvData<T>& d);
+std::string version();
+}  // namespace viennacl_lib
 
 }  // namespace bench

@@ -5,6 +5,9 @@
 
 #include "baselines/baselines.hpp"
 #include "baselines/libs.hpp"
+#if TESSERA_BENCH_WITH_CLBLAST || TESSERA_BENCH_WITH_VIENNACL
+#include "baselines/opencl_device.hpp"
+#endif
 
 namespace bench {
 
@@ -28,10 +31,30 @@ std::vector<std::string>& baseline_devices() {
   return false;
 #endif
 }
+#if TESSERA_BENCH_WITH_CLBLAST || TESSERA_BENCH_WITH_VIENNACL
+// The timed opencl:N devices that run dtype T (f64 needs cl_khr_fp64): CLBlast and ViennaCL
+// run on each of them, beside Tessera's row for the same device.
+template <class T>
+std::vector<std::string> opencl_devices() {
+  std::vector<std::string> out;
+  for (const auto& spec : opencl_baseline::opencl_specs(baseline_devices()))
+    if (std::is_same_v<T, float> || opencl_baseline::device(spec).fp64) out.push_back(spec);
+  return out;
+}
+#endif
 
 }  // namespace
 
 void set_baseline_devices(const std::vector<std::string>& specs) { baseline_devices() = specs; }
+
+template <class T>
+std::vector<NamedRunner> reduce_baselines([[maybe_unused]] const ReduceData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cub", cudalibs::reduce(d), "cuda:0"});
+#endif
+  return v;
+}
 
 template <class T>
 std::vector<NamedRunner> dot_baselines([[maybe_unused]] const DotData<T>& d) {
@@ -54,6 +77,9 @@ std::vector<NamedRunner> spmv_baselines([[maybe_unused]] const SpmvData<T>& d) {
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cusparse", cudalibs::spmv(d), "cuda:0"});
 #endif
+#if TESSERA_BENCH_WITH_VIENNACL
+  for (const auto& spec : opencl_devices<T>()) v.push_back({"viennacl", viennacl_lib::spmv(spec, d), spec});
+#endif
   return v;
 }
 
@@ -66,6 +92,9 @@ std::vector<NamedRunner> trsv_baselines([[maybe_unused]] const TrsvData<T>& d) {
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cublas", cudalibs::trsv(d), "cuda:0"});
 #endif
+#if TESSERA_BENCH_WITH_CLBLAST
+  for (const auto& spec : opencl_devices<T>()) v.push_back({"clblast", clblast_lib::trsv(spec, d), spec});
+#endif
   return v;
 }
 
@@ -77,6 +106,9 @@ std::vector<NamedRunner> trsm_baselines([[maybe_unused]] const TrsmData<T>& d) {
 #endif
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cublas", cudalibs::trsm(d), "cuda:0"});
+#endif
+#if TESSERA_BENCH_WITH_CLBLAST
+  for (const auto& spec : opencl_devices<T>()) v.push_back({"clblast", clblast_lib::trsm(spec, d), spec});
 #endif
   return v;
 }
@@ -104,6 +136,11 @@ std::vector<NamedRunner> gemm_baselines([[maybe_unused]] const GemmData<T>& d) {
 #endif
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cublas", cudalibs::gemm(d), "cuda:0"});
+  if constexpr (std::is_same_v<T, float>)
+    if (gpu0()) v.push_back({"cublas-tf32", cudalibs::gemm_tf32(d), "cuda:0", true});
+#endif
+#if TESSERA_BENCH_WITH_CLBLAST
+  for (const auto& spec : opencl_devices<T>()) v.push_back({"clblast", clblast_lib::gemm(spec, d), spec});
 #endif
   return v;
 }
@@ -115,6 +152,12 @@ std::vector<NamedRunner> conv2d_baselines([[maybe_unused]] const Conv2dData<T>& 
   if constexpr (std::is_same_v<T, float>)
     if (host()) v.push_back({"onednn", onednn::conv2d(d)});
 #endif
+#if TESSERA_BENCH_WITH_CUDNN
+  if (gpu0() && cudnn::available() && (d.mode == tessera::ConvMode::valid || d.K % 2 == 1)) {
+    v.push_back({"cudnn", cudnn::conv2d(d, false), "cuda:0"});
+    if constexpr (std::is_same_v<T, float>) v.push_back({"cudnn-tf32", cudnn::conv2d(d, true), "cuda:0", true});
+  }
+#endif
   return v;
 }
 
@@ -124,6 +167,12 @@ std::vector<NamedRunner> conv_layer_baselines([[maybe_unused]] const ConvLayerDa
 #if TESSERA_BENCH_WITH_ONEDNN
   if constexpr (std::is_same_v<T, float>)
     if (host()) v.push_back({"onednn", onednn::conv_layer(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDNN
+  if (gpu0() && cudnn::available()) {
+    v.push_back({"cudnn", cudnn::conv_layer(d, false), "cuda:0"});
+    if constexpr (std::is_same_v<T, float>) v.push_back({"cudnn-tf32", cudnn::conv_layer(d, true), "cuda:0", true});
+  }
 #endif
   return v;
 }
@@ -142,10 +191,20 @@ std::vector<std::string> baseline_libraries() {
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   v.push_back(cudalibs::version());
 #endif
+#if TESSERA_BENCH_WITH_CUDNN
+  v.push_back(cudnn::version());  // or why libcudnn could not be loaded
+#endif
+#if TESSERA_BENCH_WITH_CLBLAST
+  v.push_back(clblast_lib::version());
+#endif
+#if TESSERA_BENCH_WITH_VIENNACL
+  v.push_back(viennacl_lib::version());
+#endif
   return v;
 }
 
 #define TESSERA_BENCH_INSTANTIATE(T)                                               \
+  template std::vector<NamedRunner> reduce_baselines<T>(const ReduceData<T>&);     \
   template std::vector<NamedRunner> dot_baselines<T>(const DotData<T>&);           \
   template std::vector<NamedRunner> spmv_baselines<T>(const SpmvData<T>&);         \
   template std::vector<NamedRunner> trsv_baselines<T>(const TrsvData<T>&);         \

@@ -2,6 +2,7 @@
 //   reduce sum: flops = n (one add per element), bytes = n * sizeof(T) (x read once)
 //   dot:        flops = 2n (multiply + add),     bytes = 2n * sizeof(T) (x and y read once)
 // Both are bound by read bandwidth; the vectors are sized far above the last-level cache.
+// A case may give its size in bytes instead of n (--size gpu: 1 GiB in either dtype).
 #include <cmath>
 
 #include "baselines/baselines.hpp"
@@ -48,21 +49,33 @@ class ReduceWorkload : public Workload {
  public:
   using Workload::Workload;
   bool is_dot() const { return spec().op == tessera::Op::dot; }
-  std::int64_t n() const { return spec().get("n"); }
+  std::int64_t n() const {
+    return spec().has("bytes") ? spec().get("bytes") / static_cast<std::int64_t>(sizeof(T)) : spec().get("n");
+  }
 
   void generate() override {
-    d_.x = random_vector<T>(n(), 0x5eed0001);
+    // The same x for reduce and dot; dot's lives in d_, reduce's in r_ (each data struct is
+    // what its baselines take).
+    (is_dot() ? d_.x : r_.x) = random_vector<T>(n(), 0x5eed0001);
     if (is_dot()) d_.y = random_vector<T>(n(), 0x5eed0002);
     // sum |terms| in double, the scale of the check (the sum itself cancels to ~sqrt(n)).
     double s = 0;
-    const T* x = d_.x.data();
+    const T* x = is_dot() ? d_.x.data() : r_.x.data();
     const T* y = is_dot() ? d_.y.data() : nullptr;
     const std::int64_t len = n();
 #pragma omp parallel for reduction(+ : s)
     for (std::int64_t i = 0; i < len; ++i) s += std::fabs(static_cast<double>(x[i]) * (y ? y[i] : T(1)));
     scale_ = s;
   }
-  void release() override { d_ = {}; }
+  void release() override {
+    d_ = {};
+    r_ = {};
+  }
+  std::vector<std::pair<std::string, std::int64_t>> sizes() const override {
+    auto v = spec().sizes;
+    set_size(v, "n", n());
+    return v;
+  }
 
   double flops() const override { return (is_dot() ? 2.0 : 1.0) * static_cast<double>(n()); }
   double bytes() const override {
@@ -73,15 +86,16 @@ class ReduceWorkload : public Workload {
 
   std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
     if (is_dot()) return std::make_unique<TesseraDot<T>>(dev, d_);
-    return std::make_unique<TesseraReduce<T>>(dev, d_.x);
+    return std::make_unique<TesseraReduce<T>>(dev, r_.x);
   }
   std::vector<NamedRunner> baseline_runners() override {
     if (is_dot()) return dot_baselines<T>(d_);
-    return {};
+    return reduce_baselines<T>(r_);
   }
 
  private:
-  DotData<T> d_;  // reduce uses x only
+  DotData<T> d_;    // dot
+  ReduceData<T> r_;  // reduce (sum)
   double scale_ = 0;
 };
 

@@ -7,7 +7,9 @@
 cmake_minimum_required(VERSION 3.25)
 
 string(REPLACE "|" ";" args "${ARGS}")
-execute_process(COMMAND ${CMD} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# Cross builds run CMD through the emulator (qemu-aarch64), which ctest names in the environment.
+set(emulator "$ENV{TESSERA_TEST_EMULATOR}")
+execute_process(COMMAND ${emulator} ${CMD} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 
 if(FAIL)

@@ -63,6 +63,19 @@ struct Support {
   std::string reason;  // why not, when !ok
 };
 
+// A clock on a device's own queue (CUDA events on the backend's stream): marks placed between
+// the calls to time, so an interval excludes the host's launch and wake-up latencies. Valid
+// while its device is open; used by tessera-bench.
+class DeviceTimer {
+ public:
+  virtual ~DeviceTimer() = default;
+  virtual void start() = 0;  // queues the start mark after the work already queued
+  virtual void stop() = 0;   // queues the stop mark
+  // Milliseconds between the marks; waits until the device has reached the stop mark.
+  virtual double elapsed_ms() = 0;
+  virtual std::string clock() const = 0;  // what the reports call it, e.g. "cuda-event"
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -109,6 +122,12 @@ class Backend {
   // CNN layer forward: in NCHW, filter KCRS, out NKPQ.
   virtual void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
                           const TensorView& out) = 0;
+
+  // ---- optional ----
+  // A device clock for timing this backend's queue, or null where the host clock is the right
+  // one (host backends) or none is implemented (OpenCL so far). Last in the class: a slot
+  // appended to the vtable, hence plugin ABI version 2.
+  virtual std::unique_ptr<DeviceTimer> device_timer() { return nullptr; }
 };
 
 }  // namespace tessera

@@ -1,13 +1,15 @@
 // The one C entry point a backend plugin (libtessera-<name>.so) exports. The loader reads
 // abi_version first and refuses a plugin whose version differs, so the layout below may change
 // only together with TESSERA_PLUGIN_ABI_VERSION. Plugins are built with the same compiler and
-// link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary.
+// link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary: the
+// Backend vtable is part of this ABI too (version 2: Backend::device_timer appended; a version-1
+// plugin lacks that slot, and calling it would jump past the end of its vtable).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#define TESSERA_PLUGIN_ABI_VERSION 1u
+#define TESSERA_PLUGIN_ABI_VERSION 2u
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
 
 namespace tessera {
