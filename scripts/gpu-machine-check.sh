@@ -34,28 +34,40 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 "$DIST/bin/tessera-info" > "$OUT/info.txt" 2>&1
 grep -E "^  [a-z]+(:[0-9]+)?  |unavailable|reason" "$OUT/info.txt" | head -12
 
+# STAGES picks what runs (default all): suite, bench, memcheck, racecheck.
+STAGES=${STAGES:-suite,bench,memcheck,racecheck}
+want() { [[ ",$STAGES," == *",$1,"* ]]; }
+
 # The loader tests look for test plugins under the build tree's absolute path: not carried.
+if want suite; then
 t0=$(date +%s)
 timeout "${T_SUITE:-240}" "$DIST/bin/tessera-tests" -tce='plugin loader*' > "$OUT/suite.log" 2>&1
 rc=$?
 grep -E "ERROR|FATAL|CRASH" "$OUT/suite.log" | sort | uniq -c | head -20
 summary+=("suite rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/suite.log" | tr '\n' ' ') [$(($(date +%s) - t0)) s]")
 summary+=("devices the suite ran on: $(grep -oE 'ran [a-z_0-9<>]+ on [a-z:0-9]+' "$OUT/suite.log" | awk '{print $4}' | sort | uniq -c | tr '\n' ' ')")
+fi
 
+if want bench; then
 t0=$(date +%s)
 timeout "${T_BENCH:-200}" "$DIST/bin/tessera-bench" --devices "${BENCH_DEVICES:-cuda:0,opencl:0}" --size "${BENCH_SIZE:-large}" \
   --min-time 0.2 --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
 rc=$?
 summary+=("bench rc=$rc [$(($(date +%s) - t0)) s]")
-
-SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-if [ -n "$SAN" ]; then
-  t0=$(date +%s)
-  timeout "${T_MEMCHECK:-150}" "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 --print-limit 20 \
-    "$DIST/bin/tessera-tests" -tce='plugin loader*,*bad input*,*overflow*' > "$OUT/memcheck.log" 2>&1
-  rc=$?
-  summary+=("memcheck rc=$rc: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/memcheck.log") [$(($(date +%s) - t0)) s]")
 fi
 
-grep -vE "^\s*$" "$OUT/bench.txt" | grep -E "opencl:0|cuda:0|==" | cut -c1-160 | head -70
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+# The sanitizers watch the GPU devices only (SAN_DEVICES): host backends gain nothing from them.
+for tool in memcheck racecheck; do
+  if [ -n "$SAN" ] && want $tool; then
+    t0=$(date +%s)
+    TESSERA_TEST_DEVICES=${SAN_DEVICES:-cuda:0} timeout "${T_SAN:-200}" "$SAN" --tool $tool --error-exitcode 9 --print-limit 20 \
+      $([ $tool = memcheck ] && echo --report-api-errors no) \
+      "$DIST/bin/tessera-tests" -tce='plugin loader*,*bad input*,*overflow*' > "$OUT/$tool.log" 2>&1
+    rc=$?
+    summary+=("$tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/$tool.log") [$(($(date +%s) - t0)) s]")
+  fi
+done
+
+[ -f "$OUT/bench.txt" ] && grep -vE "^\s*$" "$OUT/bench.txt" | grep -E "opencl:0|cuda:0|==" | cut -c1-160 | head -70
 printf '%s\n' "${summary[@]}"
