@@ -88,9 +88,11 @@ HWY_INLINE T RowDot(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT 
 // row (~15 cycles, more than the row's work); this path has no branch at all. Lanes past len
 // load nothing (masked loads do not fault) and gather x[0], which the caller guarantees to
 // exist (cols >= 1); IfThenElseZero drops them even if x[0] is Inf or NaN.
+// Lanes(), not MaxLanes(): on SVE the vector length is known only at run time (a 128-bit SVE
+// vector holds 2 doubles although the tag allows 8).
 template <class T>
-HWY_INLINE constexpr std::size_t ShortRowMax() {
-  return hn::MaxLanes(hn::CappedTag<T, 8>());
+HWY_INLINE std::size_t ShortRowMax() {
+  return hn::Lanes(hn::CappedTag<T, 8>());
 }
 
 template <class T>

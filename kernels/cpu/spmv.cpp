@@ -34,7 +34,7 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
                                    const T* HWY_RESTRICT val, const T* HWY_RESTRICT x, T alpha, T beta,
                                    T* HWY_RESTRICT y, std::int64_t row_begin, std::int64_t row_end,
                                    std::int64_t gather_min_len) {
-  constexpr std::int64_t kShortMax = static_cast<std::int64_t>(ShortRowMax<T>());
+  const std::int64_t short_max = static_cast<std::int64_t>(ShortRowMax<T>());
   const std::int64_t nnz_end = row_ptr[row_end];  // col is not read past the range
   std::int64_t x_ahead = std::min(row_ptr[row_begin] + kPrefetchX, nnz_end);
   for (std::int64_t i = row_begin; i < row_end; ++i) {
@@ -46,7 +46,7 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
         hwy::Prefetch(x + col[x_ahead]);
     }
     T s;
-    if (kShortGather && len <= kShortMax)
+    if (kShortGather && len <= short_max)
       s = RowDotShort(col + b, val + b, x, static_cast<std::size_t>(len));
     else
       s = RowDot(col + b, val + b, x, static_cast<std::size_t>(len), static_cast<std::size_t>(gather_min_len));
