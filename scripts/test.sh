@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, build (Release) and run every test; then build the tests again
 # with AddressSanitizer + UndefinedBehaviorSanitizer and run them once more.
+# Last, the aarch64 cross build under QEMU (scripts/cross-arm.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -20,3 +21,11 @@ TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" \
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
+
+echo "== aarch64 cross build, tests under QEMU (NEON, SVE, SVE2)"
+# The same suite on 64-bit ARM, emulated, with the big random cases scaled down
+# (scripts/cross-arm.sh). TESSERA_TEST_ARM=0 leaves this stage out, e.g. on a machine without
+# a package registry.
+if [[ ${TESSERA_TEST_ARM:-1} != 0 ]]; then
+  "$root/scripts/cross-arm.sh" aarch64
+fi

@@ -3,13 +3,18 @@
 # consumers against it, runs them on reference and cpu (and opencl where a device is there),
 # then moves the prefix and runs again: the installed libtessera must still find its plugins.
 # Usage: run.sh BUILD_DIR SOURCE_DIR
+# Cross builds (ctest sets these): TESSERA_TEST_TOOLCHAIN is the CMake toolchain file the
+# consumers are built with, TESSERA_TEST_EMULATOR the program that runs them (qemu-aarch64).
 set -euo pipefail
 build=$1 src=$2
+toolchain=()
+if [[ -n ${TESSERA_TEST_TOOLCHAIN:-} ]]; then toolchain=(-DCMAKE_TOOLCHAIN_FILE="$TESSERA_TEST_TOOLCHAIN"); fi
+emulator=(${TESSERA_TEST_EMULATOR:-})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$src/tests/downstream/cmake" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake -S "$src/tests/downstream/cmake" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${toolchain[@]}" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 pc_dir=$(dirname "$(find "$work/prefix" -name tessera.pc)")
 PKG_CONFIG_PATH="$pc_dir" make -s -C "$work" -f "$src/tests/downstream/make/Makefile" consumer \
@@ -17,19 +22,19 @@ PKG_CONFIG_PATH="$pc_dir" make -s -C "$work" -f "$src/tests/downstream/make/Make
 mv "$work/consumer" "$work/make-consumer"
 
 devices=(reference cpu)
-if "$work/prefix/bin/tessera-info" 2>/dev/null | grep -q "opencl:0"; then devices+=(opencl:0); fi
+if "${emulator[@]}" "$work/prefix/bin/tessera-info" 2>/dev/null | grep -q "opencl:0"; then devices+=(opencl:0); fi
 for dev in "${devices[@]}"; do
-  TESSERA_DEVICE=$dev "$work/cmake-build/consumer"
-  TESSERA_DEVICE=$dev "$work/make-consumer"
+  TESSERA_DEVICE=$dev "${emulator[@]}" "$work/cmake-build/consumer"
+  TESSERA_DEVICE=$dev "${emulator[@]}" "$work/make-consumer"
 done
 
 # Relocation: move the whole prefix; the consumer is pointed at the new lib folder.
 mv "$work/prefix" "$work/moved"
 libdir=$(dirname "$(find "$work/moved" -name 'libtessera.so.*' | head -n 1)")
-TESSERA_DEVICE=cpu LD_LIBRARY_PATH="$libdir" "$work/cmake-build/consumer"
-"$work/moved/bin/tessera-info" | grep -qE "^ +cpu "
+TESSERA_DEVICE=cpu LD_LIBRARY_PATH="$libdir" "${emulator[@]}" "$work/cmake-build/consumer"
+"${emulator[@]}" "$work/moved/bin/tessera-info" | grep -qE "^ +cpu "
 # Plugins are found beside the moved libtessera: no backend may report a stale path.
-if "$work/moved/bin/tessera-info" | grep -q "$work/prefix"; then
+if "${emulator[@]}" "$work/moved/bin/tessera-info" | grep -q "$work/prefix"; then
   echo "tessera-info still refers to the old prefix" >&2
   exit 1
 fi
