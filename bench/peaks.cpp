@@ -6,12 +6,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "machine.hpp"
 #include "measure.hpp"
 #include "baselines/libs.hpp"
 #include "peaks_kernels.hpp"
+#if TESSERA_BENCH_WITH_OPENCL
+#include "peaks_opencl.hpp"
+#endif
 #include "tessera/buffer.hpp"
 
 namespace bench {
@@ -72,6 +76,17 @@ struct Arrays {
   double* all() const { return p.get(); }
 };
 
+#if TESSERA_BENCH_WITH_OPENCL
+// The FLOP/s half of an OpenCL device's peaks: the bench's FMA loop (peaks_opencl.cpp).
+void add_opencl_fma_peak(Peaks& pk, const tessera::Device& device) {
+  const opencl_peak::FmaPeak f = opencl_peak::measure_fma_peak(device.spec());
+  pk.gflops_f32 = f.gflops_f32;
+  pk.gflops_f64 = f.gflops_f64;
+  pk.flops_kind = "fma";
+  pk.method += "; FLOP/s: " + f.method;
+}
+#endif
+
 }  // namespace
 
 Peaks measure_host_peaks() {
@@ -124,6 +139,8 @@ Peaks measure_host_peaks() {
   };
   pk.gflops_f32 = fma_gflops(true);
   pk.gflops_f64 = fma_gflops(false);
+  pk.flops_kind = "fma";
+  pk.host_memory = true;
   pk.method = "STREAM-style read of " + std::to_string(4 * (kStreamElems * sizeof(double) >> 20)) +
               " MiB, copy and triad over " + std::to_string(kStreamElems * sizeof(double) >> 20) + " MiB arrays, " +
               std::to_string(threads) +
@@ -168,26 +185,55 @@ Peaks measure_device_copy_peak(const tessera::Device& device) {
   if (device.spec() == "cuda:0") {  // the GPU cuBLAS runs on
     pk.gflops_f32 = cudalibs::gemm_peak_gflops(true, mem);
     pk.gflops_f64 = cudalibs::gemm_peak_gflops(false, mem);
+    pk.flops_kind = "gemm";
     pk.method += "; FLOP/s: cuBLAS sgemm/dgemm, best of 5";
+  }
+#endif
+#if TESSERA_BENCH_WITH_OPENCL
+  if (has_own_flops_peak(device)) {
+    try {  // the copy peak stands on its own
+      add_opencl_fma_peak(pk, device);
+    } catch (const std::exception& e) {
+      pk.method += std::string("; FLOP/s not measured: ") + e.what();
+    }
+  }
+#endif
+  return pk;
+}
+
+bool has_own_flops_peak(const tessera::Device& device) {
+#if TESSERA_BENCH_WITH_OPENCL
+  return device.spec().rfind("opencl:", 0) == 0;
+#else
+  (void)device;
+  return false;
+#endif
+}
+
+Peaks measure_host_device_peaks(const tessera::Device& device, const Peaks& host) {
+  Peaks pk = host;
+  pk.scope = device.spec();
+  pk.gflops_f32 = pk.gflops_f64 = NAN;
+  pk.flops_kind.clear();
+  pk.method = "bandwidth: the host's";
+#if TESSERA_BENCH_WITH_OPENCL
+  if (has_own_flops_peak(device)) {
+    add_opencl_fma_peak(pk, device);
   }
 #endif
   return pk;
 }
 
 double peak_for(const Peaks& p, Bound bound, tessera::DType dtype, std::string* name) {
-  const bool host = p.scope == "host";
   switch (bound) {
     case Bound::read_bandwidth:
-      *name = host ? "stream read" : "copy";
+      *name = p.host_memory ? "stream read" : "copy";
       return p.read_gbs;
     case Bound::triad_bandwidth:
-      *name = host ? "stream triad" : "copy";
+      *name = p.host_memory ? "stream triad" : "copy";
       return p.triad_gbs;
     case Bound::flops:
-      if (host)
-        *name = dtype == tessera::DType::f32 ? "fma f32" : "fma f64";
-      else
-        *name = dtype == tessera::DType::f32 ? "gemm f32" : "gemm f64";
+      if (!p.flops_kind.empty()) *name = p.flops_kind + (dtype == tessera::DType::f32 ? " f32" : " f64");
       return dtype == tessera::DType::f32 ? p.gflops_f32 : p.gflops_f64;
   }
   return NAN;

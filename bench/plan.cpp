@@ -104,8 +104,8 @@ Row base_row(const Workload& w, const std::vector<std::pair<std::string, std::in
 }
 
 void fill_rates(Row& row, const Workload& w, const Timing& t, const Peaks* peaks) {
-  // Only CPUs share the host's cache; peaks->scope says whether this is one.
-  if (peaks && peaks->scope == "host" && w.bound() != Bound::flops && g_llc_bytes > 0)
+  // Only CPUs share the host's cache; peaks->host_memory says whether this is one.
+  if (peaks && peaks->host_memory && w.bound() != Bound::flops && g_llc_bytes > 0)
     row.in_llc = w.footprint_bytes() < 2.0 * static_cast<double>(g_llc_bytes);
   row.reps = t.reps;
   row.first_call_ms = t.first_call_ms;
@@ -264,16 +264,25 @@ RunOutput run_bench(const Options& o) {
   const Peaks* host_peaks = nullptr;
   for (auto& td : timed) {
     const bool on_host = td.device.info().type == "cpu";
-    if (on_host && host_peaks) {
+    // A CPU OpenCL device (PoCL) shares the host's bandwidths but has its own FMA peak.
+    const bool own_flops = on_host && has_own_flops_peak(td.device);
+    if (on_host && host_peaks && !own_flops) {
       td.peaks = host_peaks;
       continue;
     }
     progress.update(0, "measuring the peaks of " + td.device.spec());
     try {
-      info.peaks.push_back(on_host ? measure_host_peaks() : measure_device_copy_peak(td.device));
+      if (on_host && !host_peaks) {
+        info.peaks.push_back(measure_host_peaks());
+        host_peaks = &info.peaks.back();
+      }
+      if (!on_host)
+        info.peaks.push_back(measure_device_copy_peak(td.device));
+      else if (own_flops)
+        info.peaks.push_back(measure_host_device_peaks(td.device, *host_peaks));
       td.peaks = &info.peaks.back();
-      if (on_host) host_peaks = td.peaks;
     } catch (const std::exception& e) {
+      td.peaks = on_host ? host_peaks : nullptr;  // a CPU device keeps at least the host's
       info.notes.push_back("peak of " + td.device.spec() + " not measured: " + first_line(e.what()));
     }
   }

@@ -232,13 +232,13 @@ void write_html_report(const std::string& dir, const RunInfo& i, const std::vect
                                  std::to_string(d.compute_units) + " compute units");
   for (const auto& [b, why] : i.unavailable) meta(b, "unavailable: " + why);
   for (const auto& p : i.peaks)
-    meta("peak " + p.scope, p.scope == "host"
+    meta("peak " + p.scope, p.host_memory
                                 ? "read " + num3(p.read_gbs) + " GB/s, copy " + num3(p.copy_gbs) + " GB/s, triad " +
-                                      num3(p.triad_gbs) + " GB/s; fma f32 " + num3(p.gflops_f32) + " GFLOP/s, f64 " +
+                                      num3(p.triad_gbs) + " GB/s; " + p.flops_kind + " f32 " + num3(p.gflops_f32) + " GFLOP/s, f64 " +
                                       num3(p.gflops_f64) + " GFLOP/s (" + p.method + ")"
                                 : "copy " + num3(p.copy_gbs) + " GB/s" +
                                       (std::isnan(p.gflops_f32) ? std::string()
-                                                                : "; gemm f32 " + num3(p.gflops_f32) + " GFLOP/s, f64 " +
+                                                                : "; " + p.flops_kind + " f32 " + num3(p.gflops_f32) + " GFLOP/s, f64 " +
                                                                       num3(p.gflops_f64) + " GFLOP/s") +
                                       " (" + p.method + ")");
   for (const auto& n : i.notes) meta("note", n);

@@ -70,13 +70,13 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
   for (const auto& [b, why] : i.unavailable) std::fprintf(out, "          %-10s unavailable: %s\n", b.c_str(), why.c_str());
   for (const auto& p : i.peaks) {
     std::fprintf(out, "peak      %-10s", p.scope.c_str());
-    if (p.scope == "host")
-      std::fprintf(out, " read %s GB/s, copy %s GB/s, triad %s GB/s; fma f32 %s GFLOP/s, f64 %s GFLOP/s\n",
+    if (p.host_memory)
+      std::fprintf(out, " read %s GB/s, copy %s GB/s, triad %s GB/s; %s f32 %s GFLOP/s, f64 %s GFLOP/s\n",
                    rate(p.read_gbs).c_str(), rate(p.copy_gbs).c_str(), rate(p.triad_gbs).c_str(),
-                   rate(p.gflops_f32).c_str(), rate(p.gflops_f64).c_str());
+                   p.flops_kind.empty() ? "fma" : p.flops_kind.c_str(), rate(p.gflops_f32).c_str(), rate(p.gflops_f64).c_str());
     else if (!std::isnan(p.gflops_f32))
-      std::fprintf(out, " copy %s GB/s; gemm f32 %s GFLOP/s, f64 %s GFLOP/s\n", rate(p.copy_gbs).c_str(),
-                   rate(p.gflops_f32).c_str(), rate(p.gflops_f64).c_str());
+      std::fprintf(out, " copy %s GB/s; %s f32 %s GFLOP/s, f64 %s GFLOP/s\n", rate(p.copy_gbs).c_str(),
+                   p.flops_kind.c_str(), rate(p.gflops_f32).c_str(), rate(p.gflops_f64).c_str());
     else
       std::fprintf(out, " copy %s GB/s\n", rate(p.copy_gbs).c_str());
     std::fprintf(out, "          %-10s (%s)\n", "", p.method.c_str());
@@ -132,7 +132,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "\nGFLOP/s and GB/s: FLOPs and minimum bytes moved per call (formulas in bench/workloads/*.cpp) over the "
                "median time.\n"
                "%% peak: of this run's measured peak of the device: read = STREAM-style read (reduce, dot, spmv, trsv, "
-               "sptrsv), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs, vendor gemm on GPUs (gemm, trsm, conv_layer); copy = device copy on GPUs. "
+               "sptrsv), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs and OpenCL devices, gemm = vendor GEMM on cuda:0 (gemm, trsm, conv_layer); copy = device copy on GPUs. "
                "* = the data is smaller than 2x the last-level cache: on a CPU that rate may be cache bandwidth.\n"
                "1st call ms: the untimed warm-up call (kernel compilation or loading from the disk cache, first touch, "
                "plans), apart from the timed calls.\n"
