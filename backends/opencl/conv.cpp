@@ -15,6 +15,9 @@ namespace {
 
 std::size_t round_up(std::int64_t v, std::int64_t m) { return static_cast<std::size_t>((v + m - 1) / m * m); }
 
+// conv2d_tiled_k unrolls the filter (registers): one program per size up to this one.
+constexpr std::int64_t kConvDirectMaxK = 7;
+
 }  // namespace
 
 void OpenCLBackend::conv2d(DType dt, ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
@@ -25,6 +28,23 @@ void OpenCLBackend::conv2d(DType dt, ConvMode mode, const MatView& image, const 
     const std::int64_t K = filter.rows, P = out.rows, Q = out.cols;
     const std::int64_t pad = mode == ConvMode::same ? (K - 1) / 2 : 0;
     const int vw = p.conv_vw;
+    const cl::NDRange local(static_cast<std::size_t>(p.conv_lx), static_cast<std::size_t>(p.conv_ly));
+    const std::int64_t tile_rows = static_cast<std::int64_t>(p.conv_ly) * p.conv_rows;
+    const std::size_t limit = std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024, local_mem_);
+    if (!cpu_family() && K <= kConvDirectMaxK &&
+        static_cast<std::size_t>((tile_rows + K - 1) * (p.conv_lx + K - 1)) * dtype_size(dt) <= limit) {
+      // gpu, small filters: the tile straight from the image, the filter size compiled in.
+      cl::Kernel& kt = kernel("conv.cl", dt,
+                              "-DKF=" + std::to_string(K) + " -DLX=" + std::to_string(p.conv_lx) +
+                                  " -DLY=" + std::to_string(p.conv_ly) + " -DROWS=" + std::to_string(p.conv_rows),
+                              "conv2d_tiled_k");
+      set_args(kt, dt, image.data, image.ld, image.rows, image.cols, pad, filter.data, filter.ld, out.data, out.ld, P,
+               Q);
+      const std::int64_t gx = (Q + p.conv_lx - 1) / p.conv_lx, gy = (P + tile_rows - 1) / tile_rows;
+      launch(kt, cl::NDRange(static_cast<std::size_t>(gx * p.conv_lx), static_cast<std::size_t>(gy * p.conv_ly)),
+             local);
+      return;
+    }
     // Rows: every input row an output reads. Columns: likewise, plus vw - 1 so that the last
     // vector of a row may read past it (zeros) instead of branching.
     const std::int64_t ph = P + K - 1, pw = Q + K - 1 + (vw - 1);
@@ -34,13 +54,10 @@ void OpenCLBackend::conv2d(DType dt, ConvMode mode, const MatView& image, const 
     set_args(kp, dt, image.data, image.ld, image.rows, image.cols, padded, ph, pw, pad);
     launch(kp, cl::NDRange(round_up(pw, 16), round_up(ph, 4)), cl::NDRange(16, 4));
 
-    const cl::NDRange local(static_cast<std::size_t>(p.conv_lx), static_cast<std::size_t>(p.conv_ly));
     if (!cpu_family()) {
       // gpu: the tiled kernel when its input tile and the filter fit in local memory.
-      const std::int64_t tile_rows = static_cast<std::int64_t>(p.conv_ly) * p.conv_rows;
       const std::size_t lbytes =
           static_cast<std::size_t>((tile_rows + K - 1) * (p.conv_lx + K - 1) + K * K) * dtype_size(dt);
-      const std::size_t limit = std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024, local_mem_);
       if (lbytes <= limit) {
         cl::Kernel& kt = kernel("conv.cl", dt,
                                 defines + " -DLX=" + std::to_string(p.conv_lx) + " -DLY=" + std::to_string(p.conv_ly) +

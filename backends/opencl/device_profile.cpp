@@ -29,8 +29,15 @@ std::vector<DeviceProfile> make_profiles() {
                                 // H200's bandwidth in f32 against 87% in f64 (bench/RESULTS.md)
   nv.spmv_wg = 256;
   nv.spmv_max_lanes = 32;  // a warp per row at most: its tree needs no cross-warp traffic
-  nv.trsv_block = 32;      // one warp solves a diagonal block
+  nv.spmv_stream_mean = 12;  // as the CUDA backend: short rows read as one run per group
+  // Inverted 64 x 64 diagonal blocks (as the CUDA backend): a chain step is a matrix-vector
+  // product, and trsv is one launch; 2 groups of 256 per SM are resident (registers).
+  nv.trsv_block = 64, nv.trsv_inverse = 1, nv.trsv_wg = 256, nv.trsv_groups_per_cu = 2;
   nv.sptrsv_wg = 256;
+  // Sync-free solve off: on the H200 (2026-11-22, lower triangle of the 128^3 Laplacian) it took
+  // 3.0 ms (1 group of 256 per SM; 6.7 ms at 4, 12.6 ms at 8, nanosleep back-off no better)
+  // against 2.2-2.7 ms for one launch per level. sptrsv.syncfree=256 turns it on.
+  nv.sptrsv_syncfree = 0, nv.sptrsv_groups_per_cu = 1;
   // 128 x 128 tiles, 16 x 16 threads of 8 x 8: 64 accumulators per thread, 16 KB (f32) of
   // shared memory per k-step of 16: enough reuse to be bound by FMA rather than bandwidth.
   nv.gemm_mwg = 128, nv.gemm_nwg = 128, nv.gemm_kwg = 16, nv.gemm_mdimc = 16, nv.gemm_ndimc = 16, nv.gemm_vw = 1;
@@ -165,9 +172,15 @@ constexpr Param params[] = {
     {"spmv.wg", &DeviceProfile::spmv_wg},
     {"spmv.max_lanes", &DeviceProfile::spmv_max_lanes},
     {"spmv.rows_per_item", &DeviceProfile::spmv_rows_per_item},
+    {"spmv.stream_mean", &DeviceProfile::spmv_stream_mean},
     {"trsv.block", &DeviceProfile::trsv_block},
     {"trsv.vw", &DeviceProfile::trsv_vw},
+    {"trsv.inverse", &DeviceProfile::trsv_inverse},
+    {"trsv.wg", &DeviceProfile::trsv_wg},
+    {"trsv.groups_per_cu", &DeviceProfile::trsv_groups_per_cu},
     {"sptrsv.wg", &DeviceProfile::sptrsv_wg},
+    {"sptrsv.syncfree", &DeviceProfile::sptrsv_syncfree},
+    {"sptrsv.groups_per_cu", &DeviceProfile::sptrsv_groups_per_cu},
     {"gemm.mwg", &DeviceProfile::gemm_mwg},
     {"gemm.nwg", &DeviceProfile::gemm_nwg},
     {"gemm.kwg", &DeviceProfile::gemm_kwg},
@@ -331,6 +344,17 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
   need_vw("conv.vw", p.conv_vw);
   need_vw("stencil.vw", p.stencil_vw);
   need_vw("trsv.vw", p.trsv_vw);
+  if (p.trsv_inverse > 1) fail("trsv.inverse must be 0 or 1");
+  const bool trsv_inverse = p.trsv_inverse == 1 && p.family == KernelFamily::gpu;
+  if (trsv_inverse) {
+    // trsv_inv.cl: 32-wide lanes over a block, whole warps of rows, whole parts of the inverse.
+    if (p.trsv_block % 32 != 0 || p.trsv_block > 128)
+      fail("trsv.block must be a multiple of 32 up to 128 with trsv.inverse");
+    if (p.trsv_wg % p.trsv_block != 0 || p.trsv_wg / 32 > 32 || p.trsv_block % (p.trsv_wg / 32) != 0)
+      fail("trsv.wg must be a multiple of trsv.block, at most 1024, and trsv.wg / 32 must divide trsv.block");
+    need_wg("trsv.wg", p.trsv_wg);
+    need_wg("trsm block-column tile (16 x 16)", 256);
+  }
   // Local memory of the largest users, in f64 (the worst case): gemm's two tiles, trsv's block.
   const std::size_t local_limit =
       std::min<std::size_t>(static_cast<std::size_t>(p.local_mem_kb) * 1024, device_local_mem_bytes);
@@ -341,6 +365,17 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
            std::to_string(local_limit));
     // trsv tiles shrink to fit (trsv.cpp), down to one column: BS x 2 plus x.
     const std::size_t trsv_bytes = static_cast<std::size_t>(p.trsv_block) * 3 * 8;
+    const std::size_t stream_bytes = static_cast<std::size_t>(p.spmv_wg) * 8 * 8;  // spmv_stream's chunk
+    if (p.spmv_stream_mean > 0 && stream_bytes > local_limit)
+      fail("spmv.stream_mean > 0 with spmv.wg = " + std::to_string(p.spmv_wg) + " needs " +
+           std::to_string(stream_bytes) + " bytes of local memory in f64, the limit is " + std::to_string(local_limit));
+    if (trsv_inverse) {  // the largest of trsv_inv.cl's kernels: inversion, or trsm's two tiles
+      const std::size_t b = static_cast<std::size_t>(p.trsv_block);
+      const std::size_t inv_bytes = std::max(b * (b + 1), b * 33 + 32 * 65) * 8;
+      if (inv_bytes > local_limit)
+        fail("trsv.inverse with trsv.block = " + std::to_string(b) + " needs " + std::to_string(inv_bytes) +
+             " bytes of local memory in f64, the limit is " + std::to_string(local_limit));
+    }
     if (trsv_bytes > local_limit)
       fail("trsv.block needs at least " + std::to_string(trsv_bytes) + " bytes of local memory in f64, the limit is " +
            std::to_string(local_limit));

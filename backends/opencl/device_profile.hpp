@@ -37,13 +37,22 @@ struct DeviceProfile {
   int spmv_wg = 256;
   int spmv_max_lanes = 32;      // power of two, <= spmv_wg
   int spmv_rows_per_item = 16;  // cpu
+  int spmv_stream_mean = 0;     // gpu: stream kernel for even rows of mean length up to this (0: never)
 
   // trsv/trsm: unknowns per diagonal block (one kernel launch per block); cpu: right-hand
   // sides per work-item (a vector along B's rows).
   int trsv_block = 32, trsv_vw = 1;
+  // gpu, trsv.inverse = 1: invert the diagonal blocks first (a multiple of 32 for trsv.block),
+  // then trsv as one launch of at most groups_per_cu x compute units groups of trsv.wg
+  // work-items that synchronise through flags, and trsm one launch per block column.
+  int trsv_inverse = 0, trsv_wg = 256, trsv_groups_per_cu = 2;
 
   // sptrsv: work-group of the level kernels (small levels run as one group with barriers).
   int sptrsv_wg = 256;
+  // gpu: one sync-free launch (rows wait on flags of the rows they depend on) when the levels
+  // hold at least this many rows on average (0: never); at most groups_per_cu x compute units
+  // groups, all resident.
+  int sptrsv_syncfree = 0, sptrsv_groups_per_cu = 4;
 
   // gemm: a work-group computes an mwg x nwg tile of C with mdimc x ndimc work-items, each an
   // (mwg/mdimc) x (nwg/ndimc) register block; gpu: k-steps of kwg through local memory (the

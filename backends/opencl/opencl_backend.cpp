@@ -23,6 +23,9 @@ std::string trim(std::string s) {
   return b == std::string::npos ? std::string() : s.substr(b);
 }
 
+// NVIDIA's OpenCL platform is named "NVIDIA CUDA".
+bool platform_name_is_nvidia(const std::string& platform) { return platform.rfind("NVIDIA", 0) == 0; }
+
 std::string bytes_text(std::uint64_t b) {
   std::ostringstream o;
   if (b >= (1ull << 30))
@@ -63,6 +66,11 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
     const std::string device_version = trim(device_.getInfo<CL_DEVICE_VERSION>());
     const std::string c_version = trim(device_.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
 
+    // NVIDIA's own compiler takes inline PTX: the kernels that synchronise work-groups through
+    // flags use it for a device-wide fence, which OpenCL 1.2's mem_fence does not give there
+    // (it compiles to membar.cta). A device fact, not a profile setting: a profile may be forced
+    // onto another driver.
+    nvidia_ptx_ = platform_name_is_nvidia(facts.platform_name);
     profile_ = select_profile(facts, index);
     validate_profile(profile_, max_wg_, local_mem);
 
@@ -180,6 +188,7 @@ cl::Kernel& OpenCLBackend::kernel(const char* file, DType dt, const std::string&
   std::string options = "-cl-std=CL1.2 ";
   options += dt == DType::f32 ? "-DREAL=float" : "-DREAL=double -DTESSERA_FP64";
   options += cpu_family() ? " -DTESSERA_CPU_KERNELS=1" : " -DTESSERA_GPU_KERNELS=1";
+  if (nvidia_ptx_) options += " -DTESSERA_NVIDIA_PTX=1";
   if (!defines.empty()) options += " " + defines;
   return programs_->kernel(file, options, name);
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cl_common.hpp"
@@ -86,7 +87,10 @@ class OpenCLBackend final : public Backend {
 
   // Device scratch memory, one growing buffer per slot, reused across calls (operations are
   // serialised by the lock and the queue is in order, so a slot is never in use twice).
-  enum class Scratch { reduce_partial, reduce_result, stencil, gemm_a, gemm_b, conv_image, conv_cols, count };
+  enum class Scratch {
+    reduce_partial, reduce_result, stencil, gemm_a, gemm_b, conv_image, conv_cols,
+    trsv_inverse, trsv_sync, spmv_stats, sptrsv_ticket, count
+  };
   cl::Buffer& scratch(Scratch slot, std::size_t bytes);
 
   // gemm's two steps, shared with conv_layer (see gemm.cpp and kernels/opencl/gemm.cl).
@@ -107,9 +111,16 @@ class OpenCLBackend final : public Backend {
                    void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
                    std::int64_t group_stride);
 
+  // The longest row of A (one kernel and a read-back, then cached by A.generation).
+  int spmv_max_row(DType, const CsrView& A, const std::string& wg_define);
+  std::unordered_map<std::uint64_t, int> spmv_longest_;
+
   std::string trsv_defines(DType) const;
   // Shared by trsv and trsm: X := op(A)^-1 * X for X n x nrhs with leading dimension ldb.
   void trsm_impl(DType, Uplo, Trans, Diag, const MatView& A, void* B, std::int64_t ldb, std::int64_t nrhs);
+  // trsm_impl for profiles with trsv.inverse (kernels/opencl/trsv_inv.cl).
+  std::string trsv_inverse_defines(bool trans) const;
+  void trsm_inverse(DType, Uplo, Trans, Diag, const MatView& A, void* B, std::int64_t ldb, std::int64_t nrhs);
 
   double reduce_impl(DType, const char* op_name, const VecView& x, const VecView* y);
 
@@ -121,6 +132,7 @@ class OpenCLBackend final : public Backend {
   DeviceProfile profile_;
   DeviceInfo info_;
   bool fp64_ = false;
+  bool nvidia_ptx_ = false;  // NVIDIA's platform: kernels may use inline PTX (opencl_backend.cpp)
   int compute_units_ = 1;
   std::size_t max_alloc_ = 0;
   std::size_t max_wg_ = 1;

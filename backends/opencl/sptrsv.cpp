@@ -4,8 +4,11 @@
 // row in the triangle named by uplo, the rows ordered by level, and the launch plan: a level
 // with more rows than a work-group gets a launch of its own, and runs of consecutive smaller
 // levels are solved by one work-group with a barrier between levels (one launch for a whole
-// chain of tiny levels instead of one per level).
+// chain of tiny levels instead of one per level). Profiles with sptrsv.syncfree (NVIDIA), where
+// levels hold that many rows on average: one sync-free launch instead (sptrsv_syncfree in
+// kernels/opencl/sptrsv.cl), levels cut into tasks of at most a work-group of rows.
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,12 @@ class OpenCLSptrsvPlan final : public SptrsvPlanData {
     int first_row, count;  // chain == false: level_rows[first_row, + count)
   };
   std::vector<Segment> segments;
+  // Sync-free solve: level_rows[task_ptr[t], task_ptr[t + 1]) is task t; ready[i] == epoch once
+  // row i is solved in the current solve (the epoch advances per solve).
+  bool syncfree = false;
+  int tasks = 0;
+  cl::Buffer task_ptr, ready;
+  mutable int epoch = 0;
 };
 
 template <class T>
@@ -112,6 +121,19 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(DType dt, Uplo upl
     plan->level_rows = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, rows.size() * 4, rows.data());
     plan->level_ptr = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ptr.size() * 4, ptr.data());
 
+    if (!cpu_family() && profile_.sptrsv_syncfree > 0 &&
+        n >= static_cast<std::int64_t>(levels) * profile_.sptrsv_syncfree) {
+      std::vector<std::int32_t> tasks{0};
+      for (std::size_t l = 0; l < static_cast<std::size_t>(levels); ++l)
+        for (std::int32_t r = ptr[l]; r < ptr[l + 1]; r += profile_.sptrsv_wg)
+          tasks.push_back(std::min(r + profile_.sptrsv_wg, ptr[l + 1]));
+      plan->syncfree = true;
+      plan->tasks = static_cast<int>(tasks.size()) - 1;
+      plan->task_ptr = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tasks.size() * 4, tasks.data());
+      plan->ready = cl::Buffer(context_, CL_MEM_READ_WRITE, un * sizeof(cl_int));
+      queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, un * sizeof(cl_int));
+      return plan;
+    }
     const int chain_max = profile_.sptrsv_wg;  // a level this small is one pass of one group
     for (int l = 0; l < levels;) {
       const int size = ptr[static_cast<std::size_t>(l) + 1] - ptr[static_cast<std::size_t>(l)];
@@ -151,6 +173,21 @@ void OpenCLBackend::sptrsv_solve(DType dt, const SptrsvPlanData& plan_data, cons
     const int lower = plan->uplo == Uplo::lower ? 1 : 0;
     const int unit = plan->diag == Diag::unit ? 1 : 0;
     void* diag = unit ? nullptr : plan->diagonal();
+    if (plan->syncfree) {
+      if (plan->epoch == INT_MAX) {  // flags of old solves could match again: clear them
+        queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, static_cast<std::size_t>(A.rows) * sizeof(cl_int));
+        plan->epoch = 0;
+      }
+      ++plan->epoch;
+      cl::Buffer& ticket = scratch(Scratch::sptrsv_ticket, sizeof(cl_int));
+      queue_.enqueueFillBuffer(ticket, cl_int{0}, 0, sizeof(cl_int));
+      const int groups = std::max(1, std::min(plan->tasks, compute_units_ * profile_.sptrsv_groups_per_cu));
+      cl::Kernel& k = kernel("sptrsv.cl", dt, defines, "sptrsv_syncfree");
+      set_args(k, dt, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, plan->task_ptr, plan->tasks, x.data,
+               lower, unit, plan->ready, plan->epoch, ticket);
+      launch(k, cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(static_cast<std::size_t>(wg)));
+      return;
+    }
     for (const auto& seg : plan->segments) {
       if (seg.chain) {
         cl::Kernel& k = kernel("sptrsv.cl", dt, defines, "sptrsv_chain");

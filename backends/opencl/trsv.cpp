@@ -4,7 +4,9 @@
 // row with the block solved by the previous launch and solves the next diagonal block. gpu
 // family: tiles in local memory and a group-parallel diagonal solve; cpu family: rows streamed
 // by their work-items and a sequential diagonal solve by one work-item. trsv is trsm with one
-// right-hand side (ldb = 1).
+// right-hand side (ldb = 1). Profiles with trsv.inverse = 1 (NVIDIA) instead invert the diagonal
+// blocks first (kernels/opencl/trsv_inv.cl): trsv is then one flag-synchronised launch and
+// trsm one launch per block column of two small tiled products.
 #include <algorithm>
 #include <string>
 
@@ -26,8 +28,49 @@ std::string OpenCLBackend::trsv_defines(DType dt) const {
   return "-DBS=" + std::to_string(bs) + " -DVW=" + std::to_string(vw) + " -DTW=" + std::to_string(tw);
 }
 
+std::string OpenCLBackend::trsv_inverse_defines(bool trans) const {
+  return "-DBS=" + std::to_string(profile_.trsv_block) + " -DTWG=" + std::to_string(profile_.trsv_wg) +
+         " -DTRSV_TRANS=" + (trans ? "1" : "0");
+}
+
+void OpenCLBackend::trsm_inverse(DType dt, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B,
+                                 std::int64_t ldb, std::int64_t nrhs) {
+  const std::int64_t n = A.rows;
+  if (n == 0 || nrhs == 0) return;
+  const int bs = profile_.trsv_block;
+  const int nb = static_cast<int>((n + bs - 1) / bs);
+  const int forward = (uplo == Uplo::lower) == (trans == Trans::N) ? 1 : 0;  // op(A) lower
+  const int transposed = trans == Trans::T ? 1 : 0;
+  const int unit = diag == Diag::unit ? 1 : 0;
+  const std::string defines = trsv_inverse_defines(transposed != 0);
+  cl::Buffer& W = scratch(Scratch::trsv_inverse, static_cast<std::size_t>(nb) * bs * bs * dtype_size(dt));
+  cl::Kernel& inv = kernel("trsv_inv.cl", dt, defines, "trsv_invert");
+  set_args(inv, dt, A.data, A.ld, n, transposed, forward, unit, W);
+  launch(inv, cl::NDRange(static_cast<std::size_t>(nb) * bs), cl::NDRange(static_cast<std::size_t>(bs)));
+  if (nrhs == 1 && ldb == 1) {  // trsv: one launch of at most the resident number of groups
+    cl::Buffer& sync = scratch(Scratch::trsv_sync, 2 * sizeof(cl_int));
+    queue_.enqueueFillBuffer(sync, cl_int{0}, 0, 2 * sizeof(cl_int));
+    const int groups = std::max(1, std::min(nb, compute_units_ * profile_.trsv_groups_per_cu));
+    cl::Kernel& k = kernel("trsv_inv.cl", dt, defines, "trsv_solve_flags");
+    set_args(k, dt, A.data, A.ld, W, B, n, nb, forward, sync);
+    launch(k, cl::NDRange(static_cast<std::size_t>(groups) * profile_.trsv_wg),
+           cl::NDRange(static_cast<std::size_t>(profile_.trsv_wg)));
+    return;
+  }
+  cl::Kernel& k = kernel("trsv_inv.cl", dt, defines, "trsm_block_column");
+  const auto tiles = static_cast<std::size_t>((nrhs + 63) / 64);
+  for (int s = 0; s < nb; ++s) {
+    set_args(k, dt, A.data, A.ld, W, B, ldb, n, nrhs, s, nb, forward, transposed);
+    launch(k, cl::NDRange(16 * tiles, static_cast<std::size_t>(16) * (nb - s)), cl::NDRange(16, 16));
+  }
+}
+
 void OpenCLBackend::trsm_impl(DType dt, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B, std::int64_t ldb,
                               std::int64_t nrhs) {
+  if (!cpu_family() && profile_.trsv_inverse) {
+    trsm_inverse(dt, uplo, trans, diag, A, B, ldb, nrhs);
+    return;
+  }
   const std::int64_t n = A.rows;
   const int bs = profile_.trsv_block;
   const int nb = static_cast<int>((n + bs - 1) / bs);

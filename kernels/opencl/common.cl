@@ -25,3 +25,15 @@
 #define REALV(n) TS_CAT(REAL, n)
 #define VLOADN(n) TS_CAT(vload, n)
 #define VSTOREN(n) TS_CAT(vstore, n)
+
+// A fence that orders this work-item's global memory accesses for the whole device (release
+// before publishing a flag, acquire after reading one). OpenCL 1.2's mem_fence only promises
+// ordering as seen by the work-group (NVIDIA compiles it to membar.cta); on NVIDIA's compiler
+// (TESSERA_NVIDIA_PTX, set by the host) inline PTX gives the device-wide membar.gl.
+#if TESSERA_NVIDIA_PTX
+#define DEVICE_FENCE()              \
+  mem_fence(CLK_GLOBAL_MEM_FENCE); \
+  asm volatile("membar.gl;")
+#else
+#define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif

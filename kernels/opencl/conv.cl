@@ -102,6 +102,55 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled(
 }
 #endif
 
+#if TESSERA_GPU_KERNELS
+#ifdef KF
+// gpu, small filters (KF = K, a program define, up to 7): as conv2d_tiled, but the tile is read
+// straight from the image (rows and columns outside it are the zero padding: no padded copy,
+// one pass over memory fewer), the filter sits in registers, and a work-item computes ROWS
+// consecutive outputs of a column, so each input it reads from local memory serves up to KF of
+// them (a sliding window: (ROWS + KF - 1) x KF local reads for ROWS x KF x KF products).
+// Global (LX * tiles across, LY * tiles down), local (LX, LY); a tile is LX x (LY * ROWS).
+#define TH (LY * ROWS + KF - 1)
+#define TWD (LX + KF - 1)
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled_k(
+    __global const REAL* image, long ld, long rows, long cols, long pad, __global const REAL* filter, long ldf,
+    __global REAL* out, long ldo, long P, long Q) {
+  __local REAL tile[TH][TWD];
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const long q0 = (long)get_group_id(0) * LX, p0 = (long)get_group_id(1) * (LY * ROWS);
+  for (int e = ty * LX + tx; e < TH * TWD; e += LX * LY) {
+    const int r = e / TWD, c = e % TWD;
+    const long ir = p0 + r - pad, ic = q0 + c - pad;
+    tile[r][c] = (ir >= 0 && ir < rows && ic >= 0 && ic < cols) ? image[ir * ld + ic] : 0;
+  }
+  REAL f[KF][KF];
+#pragma unroll
+  for (int i = 0; i < KF; ++i)
+#pragma unroll
+    for (int j = 0; j < KF; ++j) f[i][j] = filter[i * ldf + j];  // the same address for the group
+  barrier(CLK_LOCAL_MEM_FENCE);
+  REAL acc[ROWS];
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u) acc[u] = 0;
+#pragma unroll
+  for (int r = 0; r < ROWS + KF - 1; ++r)  // input row ty * ROWS + r of the tile
+#pragma unroll
+    for (int j = 0; j < KF; ++j) {
+      const REAL v = tile[ty * ROWS + r][tx + j];
+#pragma unroll
+      for (int u = 0; u < ROWS; ++u)
+        if (r - u >= 0 && r - u < KF) acc[u] = fma(v, f[r - u][j], acc[u]);  // constant after unrolling
+    }
+  const long q = q0 + tx;
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u) {
+    const long p = p0 + ty * ROWS + u;
+    if (p < P && q < Q) out[p * ldo + q] = acc[u];
+  }
+}
+#endif
+#endif
+
 // im2col into gemm's B panels (built with gemm's defines, for PANEL_B), `images` images side by
 // side: row k = (c, r, s) of CRS, column J = (b, p, q) = b * PQ + p * Q + q, Kp rows (zero beyond
 // CRS), cols_padded columns (zero beyond images * PQ).

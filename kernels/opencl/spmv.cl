@@ -65,4 +65,59 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_vector(
   }
   if (lane == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
 }
+
+// gpu, short rows (profiles with spmv.stream_mean > 0): a group owns WG_SIZE consecutive rows,
+// whose nonzeros are one contiguous run; the group reads the run with coalesced loads
+// (STREAM_UNROLL per work-item in flight, no idle lanes however the row lengths fall) into
+// products in local memory, STREAM_CHUNK at a time, and each work-item then sums its own row's
+// products in order. Row pointers are read once per row, coalesced. Global (groups * WG_SIZE).
+#ifndef STREAM_CHUNK
+#define STREAM_CHUNK (8 * WG_SIZE)
+#endif
+#define STREAM_UNROLL (STREAM_CHUNK / WG_SIZE)
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_stream(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
+    __global REAL* y, long rows, REAL alpha, REAL beta, int read_y) {
+  __local REAL prod[STREAM_CHUNK];
+  const int l = get_local_id(0);
+  const long first = (long)get_group_id(0) * WG_SIZE;
+  const long row = first + l;
+  const long last = min(first + WG_SIZE, rows);
+  const int my_begin = row_ptr[min(row, rows)];
+  const int my_end = row < rows ? row_ptr[row + 1] : my_begin;
+  const int group_begin = row_ptr[first], group_end = row_ptr[last];  // the same address for all
+  REAL sum = 0;
+  for (int base = group_begin; base < group_end; base += STREAM_CHUNK) {
+    const int chunk_end = min(base + STREAM_CHUNK, group_end);
+    int c[STREAM_UNROLL];
+    REAL v[STREAM_UNROLL];
+#pragma unroll
+    for (int u = 0; u < STREAM_UNROLL; ++u) {
+      const int j = base + l + WG_SIZE * u;
+      c[u] = j < chunk_end ? col_idx[j] : 0;
+      v[u] = j < chunk_end ? values[j] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < STREAM_UNROLL; ++u)
+      if (base + l + WG_SIZE * u < chunk_end) prod[l + WG_SIZE * u] = v[u] * x[c[u]];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int lo = max(my_begin, base), hi = min(my_end, chunk_end);
+    for (int j = lo; j < hi; ++j) sum += prod[j - base];
+    barrier(CLK_LOCAL_MEM_FENCE);  // the chunk is read before the next one overwrites it
+  }
+  if (row < rows) y[row] = read_y ? alpha * sum + beta * y[row] : alpha * sum;
+}
+
+// The longest row, for choosing between the kernels (once per matrix): a maximum per group in
+// local memory, then one global atomic per group. Global (rows rounded up to WG_SIZE).
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_max_row(__global const int* row_ptr,
+                                                                                long rows, __global int* max_len) {
+  __local int m;
+  const long r = get_global_id(0);
+  if (get_local_id(0) == 0) m = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (r < rows) atomic_max(&m, row_ptr[r + 1] - row_ptr[r]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0 && m > 0) atomic_max(max_len, m);
+}
 #endif
