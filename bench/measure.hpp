@@ -22,7 +22,7 @@ struct Timing {
   double first_call_ms = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
-  std::string clock = "host";  // or the device timer's name ("cuda-event")
+  std::string clock = "host";  // or the device timer's name ("cuda-event", "opencl-event")
 };
 
 struct MeasureOptions {

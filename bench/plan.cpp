@@ -23,7 +23,7 @@ namespace {
 struct TimedDevice {
   tessera::Device device;
   const Peaks* peaks = nullptr;  // null when the peak could not be measured
-  std::shared_ptr<tessera::DeviceTimer> timer;  // the device's clock (CUDA events), or null: host clock
+  std::shared_ptr<tessera::DeviceTimer> timer;  // the device's clock (CUDA or OpenCL events), or null: host clock
 };
 
 struct Unit {
@@ -226,7 +226,7 @@ RunOutput run_bench(const Options& o) {
       std::fprintf(stderr, "tessera-bench: device %s skipped: %s\n", spec.c_str(), first_line(e.what()).c_str());
     }
   }
-  // The device clocks (CUDA events on the backend's stream), once per device; host clock elsewhere.
+  // The device clocks (events on the backend's stream or queue), once per device; host clock elsewhere.
   for (auto& td : timed) {
     try {
       td.timer = td.device.backend().device_timer();

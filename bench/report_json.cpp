@@ -17,9 +17,16 @@ json num(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 json str_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json peaks_json(const Peaks& p) {
-  return json{{"scope", p.scope},          {"stream_read_gbs", num(p.read_gbs)}, {"stream_copy_gbs", num(p.copy_gbs)},
-              {"stream_triad_gbs", num(p.triad_gbs)}, {"fma_f32_gflops", num(p.gflops_f32)},
-              {"fma_f64_gflops", num(p.gflops_f64)},  {"method", p.method}};
+  // Bandwidths: STREAM-style read/copy/triad on CPUs, device copy (read + write) on GPUs.
+  // FLOP/s: flops_kind says whose: "fma" (the bench's FMA loop) or "gemm" (the vendor GEMM).
+  return json{{"scope", p.scope},
+              {"read_gbs", num(p.read_gbs)},
+              {"copy_gbs", num(p.copy_gbs)},
+              {"triad_gbs", num(p.triad_gbs)},
+              {"flops_kind", str_or_null(p.flops_kind)},
+              {"f32_gflops", num(p.gflops_f32)},
+              {"f64_gflops", num(p.gflops_f64)},
+              {"method", p.method}};
 }
 
 }  // namespace

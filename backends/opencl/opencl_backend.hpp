@@ -55,14 +55,18 @@ class OpenCLBackend final : public Backend {
   void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) override;
   void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
                   const TensorView& out) override;
+  std::unique_ptr<DeviceTimer> device_timer() override;  // device_timer.cpp: profiling events
+
+  // Queues the device timer's mark kernel; `event` gets its profiling timestamps.
+  void enqueue_mark(cl::Event& event);
+  // "opencl:N gemm": the context of every error message of an operation.
+  std::string where(const char* op) const;
 
  private:
   // ---- helpers for the operation files ----
   static cl_mem mem(const void* handle) { return static_cast<cl_mem>(const_cast<void*>(handle)); }
   bool cpu_family() const { return profile_.family == KernelFamily::cpu; }
 
-  // "opencl:N gemm": the context of every error message of an operation.
-  std::string where(const char* op) const;
   // Throws NotImplemented for f64 on a device without cl_khr_fp64.
   void require_dtype(Op op, DType dt) const;
 
@@ -89,7 +93,7 @@ class OpenCLBackend final : public Backend {
   // serialised by the lock and the queue is in order, so a slot is never in use twice).
   enum class Scratch {
     reduce_partial, reduce_result, stencil, gemm_a, gemm_b, conv_image, conv_cols,
-    trsv_inverse, trsv_sync, spmv_stats, sptrsv_ticket, count
+    trsv_inverse, trsv_sync, spmv_stats, sptrsv_ticket, spmv_merge_coords, spmv_carry_rows, spmv_carry_vals, count
   };
   cl::Buffer& scratch(Scratch slot, std::size_t bytes);
 
@@ -114,6 +118,12 @@ class OpenCLBackend final : public Backend {
   // The longest row of A (one kernel and a read-back, then cached by A.generation).
   int spmv_max_row(DType, const CsrView& A, const std::string& wg_define);
   std::unordered_map<std::uint64_t, int> spmv_longest_;
+  // The merge-path kernel (skewed rows): its tile partition, once per matrix (cached like the
+  // longest row; a matrix without generation uses scratch), then the tiles and the fix-up pass.
+  cl::Buffer spmv_merge_coords(DType, const CsrView& A, const std::string& gpu_defines, int tiles);
+  std::unordered_map<std::uint64_t, cl::Buffer> spmv_merge_coords_;
+  void spmv_merge(DType, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y,
+                  const std::string& gpu_defines);
 
   std::string trsv_defines(DType) const;
   // Shared by trsv and trsm: X := op(A)^-1 * X for X n x nrhs with leading dimension ldb.

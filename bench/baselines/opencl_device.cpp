@@ -39,6 +39,62 @@ std::vector<std::pair<cl_platform_id, cl_device_id>> enumerate() {
   return out;
 }
 
+cl_kernel build_mark(const ClDevice& d) {
+  const char* source = "__kernel void bench_mark(void) {}";
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(d.context, 1, &source, nullptr, &err);
+  check(err, "clCreateProgramWithSource");
+  err = clBuildProgram(program, 1, &d.device, "", nullptr, nullptr);
+  if (err != CL_SUCCESS) clReleaseProgram(program);
+  check(err, "clBuildProgram (the timer's mark kernel)");
+  cl_kernel k = clCreateKernel(program, "bench_mark", &err);
+  clReleaseProgram(program);  // the kernel keeps it alive
+  check(err, "clCreateKernel");
+  return k;
+}
+
+class EventTimer final : public tessera::DeviceTimer {
+ public:
+  explicit EventTimer(const ClDevice& d) : d_(d) {}
+  ~EventTimer() override { release(); }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  void start() override {
+    release();
+    start_ = enqueue_mark();
+  }
+  void stop() override { stop_ = enqueue_mark(); }
+  double elapsed_ms() override {
+    if (!start_ || !stop_) throw std::runtime_error("event timer: elapsed_ms() before start() and stop()");
+    check(clWaitForEvents(1, &stop_), "clWaitForEvents");
+    cl_ulong begin = 0, end = 0;
+    check(clGetEventProfilingInfo(start_, CL_PROFILING_COMMAND_END, sizeof begin, &begin, nullptr),
+          "clGetEventProfilingInfo");
+    check(clGetEventProfilingInfo(stop_, CL_PROFILING_COMMAND_START, sizeof end, &end, nullptr),
+          "clGetEventProfilingInfo");
+    return end > begin ? static_cast<double>(end - begin) * 1e-6 : 0.0;
+  }
+  std::string clock() const override { return "opencl-event"; }
+
+ private:
+  cl_event enqueue_mark() {
+    const std::size_t one = 1;
+    cl_event e = nullptr;
+    check(clEnqueueNDRangeKernel(d_.queue, d_.mark, 1, nullptr, &one, nullptr, 0, nullptr, &e),
+          "clEnqueueNDRangeKernel (timer mark)");
+    return e;
+  }
+  void release() {
+    if (start_) clReleaseEvent(start_);
+    if (stop_) clReleaseEvent(stop_);
+    start_ = stop_ = nullptr;
+  }
+
+  const ClDevice& d_;
+  cl_event start_ = nullptr, stop_ = nullptr;
+};
+
 std::unique_ptr<ClDevice> open(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string digits = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
@@ -64,8 +120,9 @@ std::unique_ptr<ClDevice> open(const std::string& spec) {
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d->platform), 0};
   d->context = clCreateContext(props, 1, &d->device, nullptr, nullptr, &err);
   check(err, "clCreateContext");
-  d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);  // in order, like Tessera's
+  d->queue = clCreateCommandQueue(d->context, d->device, CL_QUEUE_PROFILING_ENABLE, &err);  // like Tessera's
   check(err, "clCreateCommandQueue");
+  d->mark = build_mark(*d);
   return d;
 }
 
@@ -86,6 +143,8 @@ const ClDevice& device(const std::string& spec) {
   if (!slot) slot = open(spec);
   return *slot;
 }
+
+std::unique_ptr<tessera::DeviceTimer> event_timer(const ClDevice& d) { return std::make_unique<EventTimer>(d); }
 
 std::vector<std::string> opencl_specs(const std::vector<std::string>& specs) {
   std::vector<std::string> out;
