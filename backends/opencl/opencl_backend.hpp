@@ -42,19 +42,7 @@ class OpenCLBackend final : public Backend {
   void copy(void* dst, const void* src, std::size_t bytes) override;
   void synchronize() override;
 
-  double reduce(DType, ReduceOp, const VecView& x) override;
-  double dot(DType, const VecView& x, const VecView& y) override;
-  void spmv(DType, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) override;
-  void trsv(DType, Uplo, Trans, Diag, const MatView& A, const VecView& x) override;
-  void trsm(DType, Uplo, Trans, Diag, double alpha, const MatView& A, const MatView& B) override;
-  std::shared_ptr<SptrsvPlanData> sptrsv_analyze(DType, Uplo, Diag, const CsrView& A) override;
-  void sptrsv_solve(DType, const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x) override;
-  void gemm(DType, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
-            const MatView& C) override;
-  void stencil(DType, const StencilSpec&, const GridView& u, int steps) override;
-  void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) override;
-  void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
-                  const TensorView& out) override;
+#include "tessera/backend_operation_overrides.inc"
   std::unique_ptr<DeviceTimer> device_timer() override;  // device_timer.cpp: profiling events
 
   // Queues the device timer's mark kernel; `event` gets its profiling timestamps.
@@ -93,7 +81,8 @@ class OpenCLBackend final : public Backend {
   // serialised by the lock and the queue is in order, so a slot is never in use twice).
   enum class Scratch {
     reduce_partial, reduce_result, stencil, gemm_a, gemm_b, conv_image, conv_cols,
-    trsv_inverse, trsv_sync, spmv_stats, sptrsv_ticket, spmv_merge_coords, spmv_carry_rows, spmv_carry_vals, count
+    trsv_inverse, trsv_sync, spmv_stats, sptrsv_ticket, spmv_merge_coords, spmv_carry_rows, spmv_carry_vals,
+    conv_ktab, count
   };
   cl::Buffer& scratch(Scratch slot, std::size_t bytes);
 
@@ -106,6 +95,11 @@ class OpenCLBackend final : public Backend {
   DeviceProfile gemm_params(DType) const;
   GemmShape gemm_shape(DType, std::int64_t m, std::int64_t n, std::int64_t k) const;
   std::string gemm_defines(DType) const;
+  // gemm_ptx.cl (NVIDIA inline PTX) runs gemm and conv_layer: gemm.kernels = 2 on NVIDIA's
+  // platform. Its defines (conv_gather: B is a convolution's input, gathered) and group size.
+  bool gemm_ptx() const;
+  std::string gemm_ptx_defines(DType, bool conv_gather) const;
+  std::size_t gemm_ptx_threads(DType) const;
   // Packs op(src) (rows x k, rows along the panels) into dst, in A's panels (is_a) or B's.
   void gemm_pack(DType, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
                  bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp);
@@ -114,6 +108,10 @@ class OpenCLBackend final : public Backend {
   void gemm_packed(DType, const GemmShape&, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp, double beta,
                    void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
                    std::int64_t group_stride);
+
+  // conv_layer on gemm_ptx.cl: implicit GEMM, B gathered from the input (conv.cpp).
+  void conv_layer_implicit(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
+                           const TensorView& out);
 
   // The longest row of A (one kernel and a read-back, then cached by A.generation).
   int spmv_max_row(DType, const CsrView& A, const std::string& wg_define);
