@@ -1,8 +1,10 @@
-// Star stencil, Jacobi steps (kernels/opencl/stencil.cl): u and a scratch copy of it swap the
-// roles of source and destination every step, so each step is one launch and no copy; the
-// boundary cells, never written, are equal in both. An odd number of steps ends in the
-// scratch buffer, which is then copied back. The radius and dimensionality are compile-time
-// (one program per combination, built on first use) so the neighbour sum fully unrolls.
+// Star stencil, Jacobi steps (kernels/opencl/stencil.cl): u and a scratch grid swap the roles
+// of source and destination every step, so each step is one launch and no copy; the boundary
+// cells, never written, must be equal in both. Ordered so that the last step writes u: with an
+// even step count the first step reads u and only the boundary is copied to the scratch grid
+// (six boxes by clEnqueueCopyBufferRect); with an odd count the scratch grid starts as a full
+// copy of u and the first step reads it. The radius and dimensionality are compile-time (one
+// program per combination, built on first use) so the neighbour sum fully unrolls.
 #include <string>
 #include <utility>
 
@@ -18,9 +20,30 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
     const bool is_3d = u.ndim == 3;
     const std::int64_t ix = u.nx - 2 * r, iy = u.ny - 2 * r, iz = is_3d ? u.nz - 2 * r : 1;
     if (ix <= 0 || iy <= 0 || iz <= 0 || steps <= 0) return;  // no interior: nothing changes
-    const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * u.nz) * dtype_size(dt);
+    const std::size_t esize = dtype_size(dt);
+    const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * u.nz) * esize;
     cl::Buffer& tmp = scratch(Scratch::stencil, bytes);
-    queue_.enqueueCopyBuffer(cl::Buffer(mem(u.data), true), tmp, 0, 0, bytes);
+    const cl::Buffer grid(mem(u.data), true);
+    if (steps % 2 == 1) {
+      queue_.enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
+    } else {
+      // The cells within r of a face, as boxes (x, y, z origin; width in bytes, rows, planes).
+      const std::size_t nx = static_cast<std::size_t>(u.nx), ny = static_cast<std::size_t>(u.ny),
+                        nz = static_cast<std::size_t>(is_3d ? u.nz : 1), R = static_cast<std::size_t>(r);
+      const std::size_t zr = is_3d ? R : 0, zi = nz - 2 * zr;  // face planes, interior planes
+      const std::size_t boxes[][6] = {
+          {0, 0, 0, nx, ny, zr},           {0, 0, nz - zr, nx, ny, zr},           // z faces
+          {0, 0, zr, nx, R, zi},           {0, ny - R, zr, nx, R, zi},            // y faces
+          {0, R, zr, R, ny - 2 * R, zi},   {nx - R, R, zr, R, ny - 2 * R, zi},    // x faces
+      };
+      for (const auto& b : boxes) {
+        if (b[3] == 0 || b[4] == 0 || b[5] == 0) continue;
+        const cl::array<cl::size_type, 3> origin{b[0] * esize, b[1], b[2]};
+        const cl::array<cl::size_type, 3> region{b[3] * esize, b[4], b[5]};
+        queue_.enqueueCopyBufferRect(grid, tmp, origin, origin, region, nx * esize, nx * ny * esize,
+                                     nx * esize, nx * ny * esize);
+      }
+    }
 
     // cpu family: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
     const int vw = cpu_family() ? profile_.stencil_vw : 1;
@@ -36,15 +59,14 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
     const cl::NDRange global((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
     const cl::NDRange local(lx, ly, 1);
     const auto& c = spec.coeffs;
-    void* src = u.data;
-    void* dst = tmp();
+    void* src = steps % 2 == 1 ? tmp() : u.data;
+    void* dst = steps % 2 == 1 ? u.data : tmp();
     for (int step = 0; step < steps; ++step) {
       set_args(k, dt, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
                Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0});
       launch(k, global, local);
       std::swap(src, dst);
     }
-    if (src != u.data) queue_.enqueueCopyBuffer(tmp, cl::Buffer(mem(u.data), true), 0, 0, bytes);
   });
 }
 
