@@ -253,3 +253,11 @@ TEST_CASE_TEMPLATE("conv_layer: a medium layer (N=2 C=16 15x15 K=8 3x3 pad 1)", 
   conv_layer_case<T>({2, 16, 15, 15, 8, 3, 3, params(1, 1, 1, 1)}, 7);
   conv_layer_case<T>({1, 3, 32, 32, 16, 5, 5, params(2, 2, 2, 2)}, 9);
 }
+
+TEST_CASE_TEMPLATE("conv_layer: tile edges (K past 128 filters, images straddling column tiles, CRS past a k-step)",
+                   T, float, double) {
+  // Implicit GEMM (NVIDIA OpenCL): 128-row tiles of K, 64/128-column tiles of N x P x Q, k-tiles
+  // of 8; here K = 129 and 65, 243 and 165 columns, CRS = 27 and 9, with padding and stride.
+  conv_layer_case<T>({3, 3, 9, 9, 129, 3, 3, params(1, 1, 1, 1)}, 11);
+  conv_layer_case<T>({5, 1, 7, 11, 65, 3, 3, params(0, 1, 2, 1)}, 13);
+}

@@ -104,6 +104,33 @@ bool generated(const char* name, const std::function<HostCsr<T>()>& make, HostCs
   return false;
 }
 
+// `base` with some rows replaced by rows of the given lengths (distinct random columns).
+template <class T>
+HostCsr<T> with_long_rows(const HostCsr<T>& base, const std::vector<std::pair<std::int64_t, int>>& long_rows,
+                          std::uint32_t seed) {
+  HostCsr<T> m;
+  m.rows = base.rows;
+  m.cols = base.cols;
+  m.row_ptr.assign(1, 0);
+  for (std::int64_t i = 0; i < base.rows; ++i) {
+    HostCsr<T> replacement;
+    const HostCsr<T>* src = &base;
+    std::int64_t r = i;
+    for (const auto& [row, len] : long_rows)
+      if (row == i) {
+        replacement = local_random_csr<T>(1, base.cols, len, len, seed + static_cast<std::uint32_t>(i));
+        src = &replacement;
+        r = 0;
+      }
+    for (auto p = src->row_ptr[static_cast<std::size_t>(r)]; p < src->row_ptr[static_cast<std::size_t>(r + 1)]; ++p) {
+      m.col_idx.push_back(src->col_idx[static_cast<std::size_t>(p)]);
+      m.values.push_back(src->values[static_cast<std::size_t>(p)]);
+    }
+    m.row_ptr.push_back(static_cast<std::int32_t>(m.col_idx.size()));
+  }
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("spmv: known answer on every device, the reference included", T, float, double) {
@@ -231,4 +258,19 @@ TEST_CASE_TEMPLATE("spmv: one matrix, many calls, interleaved with other matrice
       check_close(y.to_host(), e2, bound, "A2, round " + std::to_string(round));
     }
   });
+}
+
+TEST_CASE_TEMPLATE("spmv: skewed rows, the longest far above the mean (merge path on gpu profiles)", T, float, double) {
+  // Rows much longer than the GPU kernels' tiles (1024 rows + nonzeros on NVIDIA and AMD), at
+  // the first and last row and side by side, among short and empty rows: rows split across
+  // many tiles and work-items, completed through the carries.
+  const auto base = local_random_csr<T>(7919, 30011, 0, 6, 81, false, 0.2);
+  spmv_case(with_long_rows(base, {{0, 25013}, {3001, 5003}, {3002, 4099}, {3003, 1}, {7918, 12007}}, 82),
+            "7919 x 30011, rows of 25013, 5003, 4099 and 12007 among 0..6", 83);
+  spmv_case(with_long_rows(local_random_csr<T>(7, 9001, 1, 3, 84), {{3, 5003}}, 85), "7 x 9001, one row of 5003", 86);
+  spmv_case(with_long_rows(local_random_csr<T>(1031, 2053, 0, 2, 87, false, 0.5), {{1030, 2053}}, 88),
+            "1031 x 2053, half empty, last row dense", 89);
+  HostCsr<T> h;
+  if (generated<T>("power_law_csr", [] { return power_law_csr<T>(20011, 1.2, 3, 20000, 90); }, h))
+    spmv_case(h, "power_law_csr 20011, exponent 1.2, 3..20000", 91);
 }

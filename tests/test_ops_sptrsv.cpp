@@ -189,6 +189,22 @@ TEST_CASE_TEMPLATE("sptrsv: a chain (bidiagonal, n dependent levels) and a dense
     }
 }
 
+TEST_CASE_TEMPLATE("sptrsv: wide levels, rows of many dependencies (sync-free solve on gpu profiles)", T, float,
+                   double) {
+  // Random triangles have few levels of many rows: levels cut into several tasks, and up to 40
+  // dependencies per row, polled in several batches.
+  std::uint32_t seed = 700;
+  for (Uplo uplo : {Uplo::lower, Uplo::upper})
+    for (Diag diag : {Diag::non_unit, Diag::unit}) {
+      TriangularSpec spec;
+      spec.uplo = uplo;
+      spec.diag = diag;
+      spec.max_per_row = 40;
+      spec.shuffle = diag == Diag::unit;
+      sptrsv_case(triangular_system<T>(12007, spec, seed += 5), uplo, diag, "random, up to 40 per row", seed + 1);
+    }
+}
+
 TEST_CASE_TEMPLATE("sptrsv: one plan, matrix destroyed by the caller, plan still valid", T, float, double) {
   // The plan keeps its matrix alive (ops.hpp): the caller's CsrMatrix may go away.
   TriangularSpec spec;

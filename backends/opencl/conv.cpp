@@ -3,7 +3,8 @@
 // filter in local memory (conv2d_tiled), or, for filters too large for that, the direct kernel;
 // cpu family: the direct kernel, conv.vw consecutive outputs per work-item (vector loads are
 // the SIMD). conv_layer: im2col written directly in gemm's packed-B layout, batches of images
-// at a time (bounded scratch memory), and gemm's compute kernel with the filters as A.
+// at a time (bounded scratch memory), and gemm's compute kernel with the filters as A; with
+// gemm_ptx (NVIDIA), implicit GEMM instead: B gathered from the input in the tile copies.
 #include <algorithm>
 #include <string>
 
@@ -89,6 +90,11 @@ void OpenCLBackend::conv_layer(DType dt, const ConvParams& prm, const TensorView
     const std::int64_t crs = C * R * S, pq = P * Q;
     const std::size_t esize = dtype_size(dt);
 
+    // The implicit GEMM's table holds input offsets within an image as int.
+    if (gemm_ptx() && C * H * W < (std::int64_t{1} << 31)) {
+      conv_layer_implicit(dt, prm, in, filter, out);
+      return;
+    }
     // Output image n is the K x PQ product of the filters (A: K x CRS) and image n's im2col
     // (B: CRS x PQ). A chunk of images goes into one wide product, their im2col columns side by
     // side (one padding to whole panels per chunk, not per image, which matters for small
@@ -127,6 +133,43 @@ void OpenCLBackend::conv_layer(DType dt, const ConvParams& prm, const TensorView
       gemm_packed(dt, s, 1.0, Ap, cols, 0.0, out.data, n0 * K * pq, pq, pq, K * pq);
     }
   });
+}
+
+// Implicit GEMM (gemm_ptx.cl with CONV_GATHER): the filters packed as A, and B, the im2col of
+// all images side by side, gathered from the input inside the gemm's tile copies through a
+// table of each im2col row's (input offset, r, s). No im2col buffer, one launch for the batch
+// (chunks only where images x P x Q would pass the kernel's int column index).
+void OpenCLBackend::conv_layer_implicit(DType dt, const ConvParams& prm, const TensorView& in,
+                                        const TensorView& filter, const TensorView& out) {
+  const std::int64_t N = in.n, C = in.c, H = in.h, W = in.w;
+  const std::int64_t K = filter.n, R = filter.h, S = filter.w;
+  const std::int64_t P = out.h, Q = out.w;
+  const std::int64_t crs = C * R * S, pq = P * Q;
+  const std::size_t esize = dtype_size(dt);
+  auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+
+  const GemmShape full = gemm_shape(dt, K, pq, crs);
+  cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(full.mp * full.kp) * esize);
+  gemm_pack(dt, true, filter.data, crs, K, crs, false, Ap, full.mp, full.kp);
+  cl::Buffer& table = scratch(Scratch::conv_ktab, static_cast<std::size_t>(full.kp) * 4 * sizeof(cl_int));
+  cl::Kernel& kt = kernel("conv.cl", dt, "", "conv_k_table");
+  set_args(kt, dt, table, i32(R), i32(S), i32(H), i32(W), i32(crs), i32(full.kp));
+  launch(kt, cl::NDRange(round_up(full.kp, 64)), cl::NDRange(64));
+
+  const std::size_t threads = gemm_ptx_threads(dt);
+  cl::Kernel& kg = kernel("gemm_ptx.cl", dt, gemm_ptx_defines(dt, true), "gemm_ptx");
+  const std::int64_t max_cols = (std::int64_t{1} << 31) - 1 - full.panel_n;
+  const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(N, max_cols / pq));
+  for (std::int64_t n0 = 0; n0 < N; n0 += chunk) {
+    const std::int64_t count = std::min(chunk, N - n0), cols = count * pq;
+    set_args(kg, dt, Ap, in.data, out.data, n0 * K * pq, pq, K, i32(cols), i32(full.kp), Real{1.0}, Real{0.0}, 0,
+             i32(pq), K * pq, table, i32(H), i32(W), i32(P), i32(Q), i32(prm.stride_h), i32(prm.stride_w),
+             i32(prm.pad_h), i32(prm.pad_w), n0, C * H * W);
+    launch(kg,
+           cl::NDRange(static_cast<std::size_t>((cols + full.panel_n - 1) / full.panel_n) * threads,
+                       static_cast<std::size_t>(full.mp / full.panel_m)),
+           cl::NDRange(threads, 1));
+  }
 }
 
 }  // namespace tessera::opencl

@@ -30,17 +30,26 @@ std::vector<DeviceProfile> make_profiles() {
   nv.spmv_wg = 256;
   nv.spmv_max_lanes = 32;  // a warp per row at most: its tree needs no cross-warp traffic
   nv.spmv_stream_mean = 12;  // as the CUDA backend: short rows read as one run per group
+  // As the CUDA backend: merge path when the longest row is over 8x the mean (the complement of
+  // the stream kernel's evenness test), tiles of 256 x 4 rows + nonzeros. H200, 2026-11-22,
+  // 4M power-law rows of 3-10000: 0.285 / 0.396 ms (f32 / f64) against 0.466 / 0.788 ms for the
+  // vector kernel; 2 or 8 items per work-item were slower (f64 0.456 / 0.760 ms).
+  nv.spmv_merge_skew = 8, nv.spmv_merge_items = 4;
   // Inverted 64 x 64 diagonal blocks (as the CUDA backend): a chain step is a matrix-vector
   // product, and trsv is one launch; 2 groups of 256 per SM are resident (registers).
   nv.trsv_block = 64, nv.trsv_inverse = 1, nv.trsv_wg = 256, nv.trsv_groups_per_cu = 2;
   nv.sptrsv_wg = 256;
-  // Sync-free solve off: on the H200 (2026-11-22, lower triangle of the 128^3 Laplacian) it took
-  // 3.0 ms (1 group of 256 per SM; 6.7 ms at 4, 12.6 ms at 8, nanosleep back-off no better)
-  // against 2.2-2.7 ms for one launch per level. sptrsv.syncfree=256 turns it on.
-  nv.sptrsv_syncfree = 0, nv.sptrsv_groups_per_cu = 1;
+  // Sync-free solve as the CUDA backend: 2 groups of 128 per SM in flight, dependencies polled
+  // in batches with nanosleep back-off up to 256 ns, f32 values published with their epoch in
+  // one 64-bit word. H200, 2026-11-22, lower triangle of the 128^3 Laplacian: 0.72 / 1.56 ms
+  // (f32 / f64) against 2.10 / 2.91 ms for one launch per level; 1 or 4 groups per SM, groups of
+  // 64 or 256, back-off up to 1 or 1024 ns were within -5%..+32% of that.
+  nv.sptrsv_syncfree = 32, nv.sptrsv_groups_per_cu = 2, nv.sptrsv_syncfree_wg = 128, nv.sptrsv_sleep_ns = 256;
   // 128 x 128 tiles, 16 x 16 threads of 8 x 8: 64 accumulators per thread, 16 KB (f32) of
   // shared memory per k-step of 16: enough reuse to be bound by FMA rather than bandwidth.
   nv.gemm_mwg = 128, nv.gemm_nwg = 128, nv.gemm_kwg = 16, nv.gemm_mdimc = 16, nv.gemm_ndimc = 16, nv.gemm_vw = 1;
+  // The FP64 tensor cores (mma.sync m16n8k4) and cp.async are reachable only through inline PTX.
+  nv.gemm_kernels = kGemmNvidiaPtx;
   nv.stencil_lx = 32, nv.stencil_ly = 8;                              // a warp spans a row segment: coalesced
   nv.conv_lx = 32, nv.conv_ly = 8, nv.conv_vw = 1, nv.conv_rows = 4;  // 32 x 32 output tiles
   v.push_back(nv);
@@ -59,6 +68,7 @@ std::vector<DeviceProfile> make_profiles() {
   gcn.reduce_vw = 4;  // dwordx4 loads
   gcn.spmv_wg = 256;
   gcn.spmv_max_lanes = 64;  // a wavefront per row at most
+  gcn.spmv_merge_skew = 8, gcn.spmv_merge_items = 4;  // 15 KB of LDS per group in f64
   gcn.trsv_block = 64;      // one wavefront solves a diagonal block
   gcn.sptrsv_wg = 256;
   // 64 x 64 tiles with 16 x 16 work-items of 4 x 4: 256 work-items (the limit), 8 KB of LDS in
@@ -173,6 +183,8 @@ constexpr Param params[] = {
     {"spmv.max_lanes", &DeviceProfile::spmv_max_lanes},
     {"spmv.rows_per_item", &DeviceProfile::spmv_rows_per_item},
     {"spmv.stream_mean", &DeviceProfile::spmv_stream_mean},
+    {"spmv.merge_skew", &DeviceProfile::spmv_merge_skew},
+    {"spmv.merge_items", &DeviceProfile::spmv_merge_items},
     {"trsv.block", &DeviceProfile::trsv_block},
     {"trsv.vw", &DeviceProfile::trsv_vw},
     {"trsv.inverse", &DeviceProfile::trsv_inverse},
@@ -181,12 +193,15 @@ constexpr Param params[] = {
     {"sptrsv.wg", &DeviceProfile::sptrsv_wg},
     {"sptrsv.syncfree", &DeviceProfile::sptrsv_syncfree},
     {"sptrsv.groups_per_cu", &DeviceProfile::sptrsv_groups_per_cu},
+    {"sptrsv.syncfree_wg", &DeviceProfile::sptrsv_syncfree_wg},
+    {"sptrsv.sleep_ns", &DeviceProfile::sptrsv_sleep_ns},
     {"gemm.mwg", &DeviceProfile::gemm_mwg},
     {"gemm.nwg", &DeviceProfile::gemm_nwg},
     {"gemm.kwg", &DeviceProfile::gemm_kwg},
     {"gemm.mdimc", &DeviceProfile::gemm_mdimc},
     {"gemm.ndimc", &DeviceProfile::gemm_ndimc},
     {"gemm.vw", &DeviceProfile::gemm_vw},
+    {"gemm.kernels", &DeviceProfile::gemm_kernels},
     {"stencil.lx", &DeviceProfile::stencil_lx},
     {"stencil.ly", &DeviceProfile::stencil_ly},
     {"stencil.vw", &DeviceProfile::stencil_vw},
@@ -332,13 +347,17 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
   need_pow2("spmv.max_lanes", p.spmv_max_lanes);
   need_wg("spmv.wg", p.spmv_wg);
   if (p.spmv_max_lanes > p.spmv_wg) fail("spmv.max_lanes must not exceed spmv.wg");
+  if (p.spmv_merge_items > 64) fail("spmv.merge_items must be at most 64");
   need_wg("trsv.block", p.trsv_block);
   need_wg("sptrsv.wg", p.sptrsv_wg);
+  need_wg("sptrsv.syncfree_wg", p.sptrsv_syncfree_wg);
   if (p.gemm_mwg % p.gemm_mdimc != 0 || p.gemm_nwg % p.gemm_ndimc != 0)
     fail("gemm.mwg must be a multiple of gemm.mdimc and gemm.nwg of gemm.ndimc");
   need_wg("gemm.mdimc * gemm.ndimc", static_cast<long>(p.gemm_mdimc) * p.gemm_ndimc);
   need_vw("gemm.vw", p.gemm_vw);
   if ((p.gemm_nwg / p.gemm_ndimc) % p.gemm_vw != 0) fail("gemm.nwg / gemm.ndimc must be a multiple of gemm.vw");
+  if (p.gemm_kernels != kGemmPortable && p.gemm_kernels != kGemmNvidiaPtx)
+    fail("gemm.kernels must be 1 (gemm.cl) or 2 (gemm_ptx.cl on NVIDIA's platform)");
   need_wg("stencil.lx * stencil.ly", static_cast<long>(p.stencil_lx) * p.stencil_ly);
   need_wg("conv.lx * conv.ly", static_cast<long>(p.conv_lx) * p.conv_ly);
   need_vw("conv.vw", p.conv_vw);
@@ -369,6 +388,12 @@ void validate_profile(const DeviceProfile& p, std::size_t device_max_wg, std::si
     if (p.spmv_stream_mean > 0 && stream_bytes > local_limit)
       fail("spmv.stream_mean > 0 with spmv.wg = " + std::to_string(p.spmv_wg) + " needs " +
            std::to_string(stream_bytes) + " bytes of local memory in f64, the limit is " + std::to_string(local_limit));
+    // spmv_merge: row ends, products and per-work-item carries of one tile.
+    const std::size_t merge_tile = static_cast<std::size_t>(p.spmv_wg) * p.spmv_merge_items;
+    const std::size_t merge_bytes = (merge_tile + 1) * 4 + merge_tile * 8 + static_cast<std::size_t>(p.spmv_wg) * 12;
+    if (p.spmv_merge_skew > 0 && merge_bytes > local_limit)
+      fail("spmv.merge_skew > 0 with spmv.wg x spmv.merge_items = " + std::to_string(merge_tile) + " needs " +
+           std::to_string(merge_bytes) + " bytes of local memory in f64, the limit is " + std::to_string(local_limit));
     if (trsv_inverse) {  // the largest of trsv_inv.cl's kernels: inversion, or trsm's two tiles
       const std::size_t b = static_cast<std::size_t>(p.trsv_block);
       const std::size_t inv_bytes = std::max(b * (b + 1), b * 33 + 32 * 65) * 8;

@@ -16,6 +16,8 @@ namespace tessera::opencl {
 // CPU driver local memory is ordinary cached memory and barriers are pure overhead).
 enum class KernelFamily { gpu, cpu };
 
+constexpr int kGemmPortable = 1, kGemmNvidiaPtx = 2;  // DeviceProfile::gemm_kernels
+
 struct DeviceProfile {
   std::string name;         // what TESSERA_OPENCL_PROFILE accepts, e.g. "nvidia"
   std::string description;  // one line for tessera-info
@@ -38,6 +40,9 @@ struct DeviceProfile {
   int spmv_max_lanes = 32;      // power of two, <= spmv_wg
   int spmv_rows_per_item = 16;  // cpu
   int spmv_stream_mean = 0;     // gpu: stream kernel for even rows of mean length up to this (0: never)
+  // gpu: merge-path kernel when the longest row exceeds 64 and merge_skew x the mean (0: never);
+  // its tiles are spmv_wg x merge_items rows + nonzeros.
+  int spmv_merge_skew = 0, spmv_merge_items = 4;
 
   // trsv/trsm: unknowns per diagonal block (one kernel launch per block); cpu: right-hand
   // sides per work-item (a vector along B's rows).
@@ -50,15 +55,21 @@ struct DeviceProfile {
   // sptrsv: work-group of the level kernels (small levels run as one group with barriers).
   int sptrsv_wg = 256;
   // gpu: one sync-free launch (rows wait on flags of the rows they depend on) when the levels
-  // hold at least this many rows on average (0: never); at most groups_per_cu x compute units
-  // groups, all resident.
-  int sptrsv_syncfree = 0, sptrsv_groups_per_cu = 4;
+  // hold at least this many rows on average (0: never); groups_per_cu x compute units groups of
+  // syncfree_wg work-items take tasks of syncfree_wg rows; a waiting work-item backs off up to
+  // sleep_ns (NVIDIA's nanosleep; 0: spin).
+  int sptrsv_syncfree = 0, sptrsv_groups_per_cu = 4, sptrsv_syncfree_wg = 256, sptrsv_sleep_ns = 0;
 
   // gemm: a work-group computes an mwg x nwg tile of C with mdimc x ndimc work-items, each an
   // (mwg/mdimc) x (nwg/ndimc) register block; gpu: k-steps of kwg through local memory (the
   // k-loop is unrolled: keep kwg small); cpu: no local memory (kwg unused), vw-wide vectors
   // along n (nwg/ndimc a multiple of vw).
   int gemm_mwg = 64, gemm_nwg = 64, gemm_kwg = 16, gemm_mdimc = 16, gemm_ndimc = 16, gemm_vw = 1;
+  // Which gemm kernels gemm and conv_layer run (an integer key, so the override can set it):
+  // kGemmPortable = gemm.cl (the family's variant above); kGemmNvidiaPtx = gemm_ptx.cl (inline
+  // PTX: cp.async pipeline, f64 on mma.sync) where the platform is NVIDIA's, else gemm.cl.
+  // Its tile shapes follow from its warp layout (gemm.cpp), not from mwg/nwg/kwg.
+  int gemm_kernels = kGemmPortable;
 
   // stencil: work-group shape in work-items (x fastest); cpu: a work-item computes vw
   // consecutive cells (explicit vectors) of `rows` consecutive rows; gpu: one cell.

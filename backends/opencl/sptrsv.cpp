@@ -1,12 +1,15 @@
 // Sparse triangular solve by level sets (kernels/opencl/sptrsv.cl). The analysis runs on the
 // host from the downloaded structure: each row's diagonal (sum of its diagonal entries, as the
 // reference computes it; missing or zero -> InvalidArgument naming the row), the level of every
-// row in the triangle named by uplo, the rows ordered by level, and the launch plan: a level
-// with more rows than a work-group gets a launch of its own, and runs of consecutive smaller
-// levels are solved by one work-group with a barrier between levels (one launch for a whole
-// chain of tiny levels instead of one per level). Profiles with sptrsv.syncfree (NVIDIA), where
-// levels hold that many rows on average: one sync-free launch instead (sptrsv_syncfree in
-// kernels/opencl/sptrsv.cl), levels cut into tasks of at most a work-group of rows.
+// row in the triangle named by uplo, the rows ordered by level, and the solve plan, one of:
+//  - sync-free (gpu profiles with sptrsv.syncfree, where the levels hold that many rows on
+//    average; the CUDA backend's method): one launch of sptrsv.groups_per_cu x compute units
+//    groups that take tasks (levels cut into pieces of at most sptrsv.syncfree_wg rows) in
+//    level order from an atomic ticket; a row waits on flags of the rows it depends on;
+//  - levels: a level with more rows than a work-group gets a launch of its own, and runs of
+//    consecutive smaller levels are solved by one work-group with a barrier between levels (one
+//    launch for a whole chain of small levels instead of one per level; on the H200 letting one
+//    group take levels of up to 2048 rows was slower: 2.7 against 2.1 ms, 128^3 Laplacian, f32).
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -34,10 +37,12 @@ class OpenCLSptrsvPlan final : public SptrsvPlanData {
     int first_row, count;  // chain == false: level_rows[first_row, + count)
   };
   std::vector<Segment> segments;
-  // Sync-free solve: level_rows[task_ptr[t], task_ptr[t + 1]) is task t; ready[i] == epoch once
-  // row i is solved in the current solve (the epoch advances per solve).
+  // Sync-free solve: level_rows[task_ptr[t], task_ptr[t + 1]) is task t; ready[i] says row i is
+  // solved in the current solve (epoch, advanced per solve; kernels/opencl/sptrsv.cl): a 64-bit
+  // word per row in f32 (epoch and value), an int in f64.
   bool syncfree = false;
   int tasks = 0;
+  std::size_t ready_bytes = 0;
   cl::Buffer task_ptr, ready;
   mutable int epoch = 0;
 };
@@ -123,15 +128,17 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(DType dt, Uplo upl
 
     if (!cpu_family() && profile_.sptrsv_syncfree > 0 &&
         n >= static_cast<std::int64_t>(levels) * profile_.sptrsv_syncfree) {
+      const int task_rows = profile_.sptrsv_syncfree_wg;
       std::vector<std::int32_t> tasks{0};
       for (std::size_t l = 0; l < static_cast<std::size_t>(levels); ++l)
-        for (std::int32_t r = ptr[l]; r < ptr[l + 1]; r += profile_.sptrsv_wg)
-          tasks.push_back(std::min(r + profile_.sptrsv_wg, ptr[l + 1]));
+        for (std::int32_t r = ptr[l]; r < ptr[l + 1]; r += task_rows)
+          tasks.push_back(std::min(r + task_rows, ptr[l + 1]));
       plan->syncfree = true;
       plan->tasks = static_cast<int>(tasks.size()) - 1;
       plan->task_ptr = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tasks.size() * 4, tasks.data());
-      plan->ready = cl::Buffer(context_, CL_MEM_READ_WRITE, un * sizeof(cl_int));
-      queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, un * sizeof(cl_int));
+      plan->ready_bytes = un * (dt == DType::f32 ? sizeof(cl_ulong) : sizeof(cl_int));
+      plan->ready = cl::Buffer(context_, CL_MEM_READ_WRITE, plan->ready_bytes);
+      queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes);
       return plan;
     }
     const int chain_max = profile_.sptrsv_wg;  // a level this small is one pass of one group
@@ -163,31 +170,34 @@ void OpenCLBackend::sptrsv_solve(DType dt, const SptrsvPlanData& plan_data, cons
     throw InvalidArgument("sptrsv_solve: the plan was made for a different matrix; analyse this one first");
   std::lock_guard<std::mutex> lock(mutex_);
   translate_errors(where("sptrsv_solve"), [&] {
-    if (b.data != x.data) {
+    const int lower = plan->uplo == Uplo::lower ? 1 : 0;
+    const int unit = plan->diag == Diag::unit ? 1 : 0;
+    void* diag = unit ? nullptr : plan->diagonal();
+    if (plan->syncfree) {  // reads b itself
+      if (plan->epoch == INT_MAX) {  // flags of old solves could match again: clear them
+        queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes);
+        plan->epoch = 0;
+      }
+      ++plan->epoch;
+      cl::Buffer& ticket = scratch(Scratch::sptrsv_ticket, sizeof(cl_int));
+      queue_.enqueueFillBuffer(ticket, cl_int{0}, 0, sizeof(cl_int));
+      const int wg = profile_.sptrsv_syncfree_wg;
+      const int groups = std::max(1, std::min(plan->tasks, compute_units_ * profile_.sptrsv_groups_per_cu));
+      const std::string defines =
+          "-DSYNCFREE_WG=" + std::to_string(wg) + " -DSLEEP_NS=" + std::to_string(profile_.sptrsv_sleep_ns);
+      cl::Kernel& k = kernel("sptrsv.cl", dt, defines, "sptrsv_syncfree");
+      set_args(k, dt, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, plan->task_ptr, plan->tasks, b.data,
+               x.data, lower, unit, plan->ready, plan->epoch, ticket);
+      launch(k, cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(static_cast<std::size_t>(wg)));
+      return;
+    }
+    if (b.data != x.data) {  // the level kernels solve x in place
       const cl_int err = ::clEnqueueCopyBuffer(queue_(), mem(b.data), mem(x.data), 0, 0,
                                                static_cast<std::size_t>(b.n) * dtype_size(dt), 0, nullptr, nullptr);
       if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueCopyBuffer");
     }
     const int wg = profile_.sptrsv_wg;
     const std::string defines = "-DWG_SIZE=" + std::to_string(wg);
-    const int lower = plan->uplo == Uplo::lower ? 1 : 0;
-    const int unit = plan->diag == Diag::unit ? 1 : 0;
-    void* diag = unit ? nullptr : plan->diagonal();
-    if (plan->syncfree) {
-      if (plan->epoch == INT_MAX) {  // flags of old solves could match again: clear them
-        queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, static_cast<std::size_t>(A.rows) * sizeof(cl_int));
-        plan->epoch = 0;
-      }
-      ++plan->epoch;
-      cl::Buffer& ticket = scratch(Scratch::sptrsv_ticket, sizeof(cl_int));
-      queue_.enqueueFillBuffer(ticket, cl_int{0}, 0, sizeof(cl_int));
-      const int groups = std::max(1, std::min(plan->tasks, compute_units_ * profile_.sptrsv_groups_per_cu));
-      cl::Kernel& k = kernel("sptrsv.cl", dt, defines, "sptrsv_syncfree");
-      set_args(k, dt, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, plan->task_ptr, plan->tasks, x.data,
-               lower, unit, plan->ready, plan->epoch, ticket);
-      launch(k, cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(static_cast<std::size_t>(wg)));
-      return;
-    }
     for (const auto& seg : plan->segments) {
       if (seg.chain) {
         cl::Kernel& k = kernel("sptrsv.cl", dt, defines, "sptrsv_chain");

@@ -212,3 +212,17 @@ __kernel void conv_im2col(__global const REAL* in, int C, int H, int W_in, int R
   }
 }
 #endif
+
+// conv_layer's implicit GEMM (gemm_ptx.cl, CONV_GATHER): for each im2col row k = (c, r, s) of
+// CRS, (c * H * W + r * W + s, r, s); rows past CRS up to Kp get r = -2^30, which puts every
+// input they would read outside the image (zero-filled). Global: Kp.
+__kernel void conv_k_table(__global int4* tab, int R, int S, int H, int W_in, int crs, int Kp) {
+  const int k = get_global_id(0);
+  if (k >= Kp) return;
+  if (k >= crs) {
+    tab[k] = (int4)(0, -(1 << 30), 0, 0);
+    return;
+  }
+  const int c = k / (R * S), rs = k % (R * S), r = rs / S, s = rs % S;
+  tab[k] = (int4)((c * H + r) * W_in + s, r, s, 0);
+}

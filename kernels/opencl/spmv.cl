@@ -108,6 +108,133 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_stream(
   if (row < rows) y[row] = read_y ? alpha * sum + beta * y[row] : alpha * sum;
 }
 
+// gpu, skewed rows (profiles with spmv.merge_skew > 0, chosen where the longest row is many times
+// the mean): the merge-path split (Merrill & Garland) of the row ends and the nonzeros into tiles
+// of MERGE_TILE rows + nonzeros, so one huge row cannot stall a group while others idle (the
+// CUDA backend's method). A group forms its tile's products with coalesced loads into local
+// memory, each work-item walks MERGE_ITEMS steps of the path, and rows cut by a work-item or a
+// tile boundary are completed through carries: within the group through local memory, across
+// groups by spmv_merge_fixup.
+#ifndef MERGE_ITEMS
+#define MERGE_ITEMS 4  // path steps (rows + nonzeros) per work-item
+#endif
+#define MERGE_TILE (WG_SIZE * MERGE_ITEMS)
+
+// Merge path over a = the row ends (a_len rows) and b = 0, 1, ..., b_len - 1 (nonzero indices):
+// the (row, nonzero) split where `diag` items have been consumed. A row end is consumed once
+// every nonzero before it is: a[i] <= j. Written once per address space (OpenCL 1.2 has no
+// generic pointers).
+#define MERGE_PATH_SEARCH(diag, a, a_len, b_len, row_out)   \
+  do {                                                       \
+    int lo_ = max((diag) - (b_len), 0), hi_ = min((diag), (a_len)); \
+    while (lo_ < hi_) {                                      \
+      const int mid_ = (lo_ + hi_) >> 1;                     \
+      if ((a)[mid_] <= (diag) - mid_ - 1) lo_ = mid_ + 1;    \
+      else hi_ = mid_;                                       \
+    }                                                        \
+    (row_out) = lo_;                                         \
+  } while (0)
+
+// Where each tile starts: coords[t] = (row, nonzero) at path item t * MERGE_TILE (the last, t ==
+// tiles, is the end). Once per matrix. Global: tiles + 1 rounded up to WG_SIZE.
+__kernel void spmv_merge_partition(__global const int* row_ptr, int rows, int nnz, int tiles,
+                                   __global int2* coords) {
+  const int t = get_global_id(0);
+  if (t > tiles) return;
+  const long total = (long)rows + nnz;
+  const int diag = (int)min((long)t * MERGE_TILE, total);
+  int row;
+  MERGE_PATH_SEARCH(diag, row_ptr + 1, rows, nnz, row);
+  coords[t] = (int2)(row, diag - row);
+}
+
+inline REAL merge_finish(REAL alpha, REAL sum, REAL beta, __global const REAL* y, int row, int read_y) {
+  return read_y ? alpha * sum + beta * y[row] : alpha * sum;
+}
+
+// One tile per group. The row left open at the tile's end (and its partial sum) goes to
+// carry_rows / carry_vals[group] for spmv_merge_fixup; every other row is written here, the
+// first row of a work-item after the earlier work-items' parts of it are known.
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_merge(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
+    __global REAL* y, int rows, REAL alpha, REAL beta, int read_y, __global const int2* coords,
+    __global int* carry_rows, __global REAL* carry_vals) {
+  __local int s_row_end[MERGE_TILE + 1];  // ends of the tile's rows, relative to its first nonzero
+  __local REAL s_prod[MERGE_TILE];        // values[j] * x[col[j]] for the tile's nonzeros
+  __local int s_carry_row[WG_SIZE];
+  __local REAL s_carry_val[WG_SIZE];
+
+  const int g = get_group_id(0), tid = get_local_id(0);
+  const int2 c0 = coords[g], c1 = coords[g + 1];
+  const int r0 = c0.x, z0 = c0.y;
+  const int tile_rows = c1.x - r0, tile_nnz = c1.y - z0;
+
+  // Row ends of rows r0 .. r0 + tile_rows; the last may be the row left open at the tile's end
+  // (never completed here: its end lies past the tile), or past the matrix.
+  for (int i = tid; i <= tile_rows; i += WG_SIZE)
+    s_row_end[i] = r0 + i < rows ? row_ptr[r0 + i + 1] - z0 : INT_MAX;
+  for (int j = tid; j < tile_nnz; j += WG_SIZE) s_prod[j] = values[z0 + j] * x[col_idx[z0 + j]];
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const int tile_items = tile_rows + tile_nnz;
+  const int d = min(tid * MERGE_ITEMS, tile_items);
+  int i;
+  MERGE_PATH_SEARCH(d, s_row_end, tile_rows, tile_nnz, i);
+  int j = d - i;
+  REAL sum = 0;
+  int first_done = 0, first_row = 0;
+  REAL first_sum = 0;
+  for (int k = 0; k < MERGE_ITEMS && d + k < tile_items; ++k) {
+    if (j < s_row_end[i]) {
+      sum += s_prod[j];
+      ++j;
+    } else {
+      if (!first_done) {  // may have begun in an earlier work-item: finished once the carries are known
+        first_done = 1;
+        first_row = i;
+        first_sum = sum;
+      } else {
+        y[r0 + i] = merge_finish(alpha, sum, beta, y, r0 + i, read_y);
+      }
+      sum = 0;
+      ++i;
+    }
+  }
+  s_carry_row[tid] = i;  // the row still open at this work-item's end, and its partial sum
+  s_carry_val[tid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  if (first_done) {
+    // Earlier work-items of this group that ended inside first_row hold its beginning; earlier
+    // groups' parts arrive through the fix-up pass.
+    REAL carry = 0;
+    for (int t = tid - 1; t >= 0 && s_carry_row[t] == first_row; --t) carry += s_carry_val[t];
+    y[r0 + first_row] = merge_finish(alpha, carry + first_sum, beta, y, r0 + first_row, read_y);
+  }
+  if (tid == WG_SIZE - 1) {
+    const int open = s_carry_row[WG_SIZE - 1];
+    REAL carry = 0;
+    for (int t = WG_SIZE - 1; t >= 0 && s_carry_row[t] == open; --t) carry += s_carry_val[t];
+    carry_rows[g] = r0 + open;
+    carry_vals[g] = carry;
+  }
+}
+
+// Adds the carries of rows that span tiles, after spmv_merge wrote those rows' last parts. A row
+// open at the end of several consecutive tiles has one carry per tile: the first tile of such a
+// run adds them all (in order, no atomics: OpenCL 1.2 has no floating-point atomic add).
+// Global: tiles rounded up to WG_SIZE.
+__kernel void spmv_merge_fixup(__global const int* carry_rows, __global const REAL* carry_vals, int tiles, int rows,
+                               REAL alpha, __global REAL* y) {
+  const int t = get_global_id(0);
+  if (t >= tiles) return;
+  const int row = carry_rows[t];
+  if (row >= rows || (t > 0 && carry_rows[t - 1] == row)) return;
+  REAL v = 0;
+  for (int u = t; u < tiles && carry_rows[u] == row; ++u) v += carry_vals[u];
+  if (v != 0) y[row] += alpha * v;
+}
+
 // The longest row, for choosing between the kernels (once per matrix): a maximum per group in
 // local memory, then one global atomic per group. Global (rows rounded up to WG_SIZE).
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_max_row(__global const int* row_ptr,

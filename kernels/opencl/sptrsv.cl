@@ -46,21 +46,143 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void sptrsv_chain(
   }
 }
 
-// Sync-free solve in level order (profiles with sptrsv.syncfree; the CUDA backend's method):
-// the host cuts every level into tasks of at most WG_SIZE rows (task_ptr indexes level_rows);
-// groups take tasks in order from an atomic ticket, a work-item per row. A row waits for each
-// row it depends on (ready[j] == epoch), so it starts the moment its own dependencies are done,
-// not when a whole level is; it then publishes x[i] and ready[i] = epoch. The epoch changes per
-// solve, so the flags need no clearing between solves.
+// Sync-free solve in level order (profiles with sptrsv.syncfree; the CUDA backend's method, see
+// kernels/cuda/sptrsv.cu). The host cuts every level into tasks of at most SYNCFREE_WG rows
+// (task_ptr indexes level_rows); each group takes tasks in order from an atomic ticket, a
+// work-item per row. A row waits only for the rows it depends on, polling a batch of them
+// together with back-off, so it starts the moment its own dependencies are done, not when a
+// whole level is; it then publishes x[i]. b is read before x[i] is written by the same
+// work-item, so x may alias b.
 // Forward progress (OpenCL 1.2 promises none between groups): a task's rows depend only on rows
-// of earlier levels, so of earlier tasks, taken by groups already running; rows of one task
-// never wait for each other; and the host launches no more groups than stay resident.
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void sptrsv_syncfree(
+// of earlier levels, so of earlier tasks, taken by groups that already started; rows of one task
+// never wait for each other (safe where a group's work-items run in lock step or one after
+// another: AMD wavefronts, PoCL).
+//
+// Publication, per dtype:
+//  - float: ready[i] = epoch << 32 | bits of x[i], one 64-bit word written and polled with
+//    single (relaxed) accesses: a poll that sees the epoch has the value too, so a dependency
+//    costs one round trip to L2 and needs no fence;
+//  - double (no 128-bit single-copy access): ready[i] = epoch (int) stored with release
+//    semantics after x[i]; the batch's flags are polled, one acquire fence, then the values.
+// The epoch changes per solve, so ready needs no clearing between solves.
+#if TESSERA_GPU_KERNELS  // gpu variant (the host runs it for gpu profiles only)
+#ifndef SYNCFREE_WG
+#define SYNCFREE_WG 256
+#endif
+#ifndef SLEEP_NS
+#define SLEEP_NS 0  // longest back-off of a waiting work-item (nanosleep, NVIDIA only); 0: spin
+#endif
+#define SYNCFREE_BATCH 8  // dependencies polled together
+
+#ifdef TESSERA_FP64
+#define READY_T int
+#else
+#define READY_T ulong
+#endif
+
+#if TESSERA_NVIDIA_PTX
+// NVIDIA: scoped PTX accesses (relaxed/release at GPU scope: past the SM's non-coherent L1) and
+// nanosleep back-off, as kernels/cuda/sptrsv.cu. Pointers go in as integers (global addresses).
+inline ulong poll_u64(__global const ulong* p) {
+  ulong v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"((ulong)p) : "memory");
+  return v;
+}
+inline void store_u64(__global ulong* p, ulong v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"((ulong)p), "l"(v) : "memory");
+}
+inline int poll_i32(__global const int* p) {
+  int v;
+  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"((ulong)p) : "memory");
+  return v;
+}
+inline void store_release_i32(__global int* p, int v) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"((ulong)p), "r"(v) : "memory");
+}
+inline void back_off(uint* ns) {
+#if SLEEP_NS > 0
+  asm volatile("nanosleep.u32 %0;" ::"r"(*ns));
+  if (*ns < SLEEP_NS) *ns *= 2;
+#endif
+}
+#else
+// Portable (OpenCL 1.2): volatile accesses (aligned 64-bit ones are single accesses on the
+// 64-bit devices this runs on) and fences; a waiting work-item spins.
+inline ulong poll_u64(__global const ulong* p) { return *(volatile __global const ulong*)p; }
+inline void store_u64(__global ulong* p, ulong v) { *(volatile __global ulong*)p = v; }
+inline int poll_i32(__global const int* p) { return *(volatile __global const int*)p; }
+inline void store_release_i32(__global int* p, int v) {
+  DEVICE_FENCE();
+  atomic_xchg(p, v);
+}
+inline void back_off(uint* ns) {}
+#endif
+
+#ifdef TESSERA_FP64
+inline bool try_read(__global const READY_T* ready, int j, int epoch, REAL* v) {
+  return poll_i32(ready + j) == epoch;
+}
+inline void publish(__global READY_T* ready, __global REAL* x, int row, int epoch, REAL v) {
+  *(volatile __global REAL*)(x + row) = v;
+  store_release_i32(ready + row, epoch);  // orders the x store before the flag
+}
+#else
+inline bool try_read(__global const READY_T* ready, int j, int epoch, REAL* v) {
+  const ulong w = poll_u64(ready + j);
+  *v = as_float((uint)w);
+  return (int)(w >> 32) == epoch;
+}
+inline void publish(__global READY_T* ready, __global REAL* x, int row, int epoch, REAL v) {
+  x[row] = v;  // the result; other rows read the slot
+  store_u64(ready + row, (ulong)(uint)epoch << 32 | as_uint(v));
+}
+#endif
+
+inline void syncfree_row(int row, __global const int* row_ptr, __global const int* col_idx,
+                         __global const REAL* values, __global const REAL* diag, __global const REAL* b,
+                         __global REAL* x, int lower, int unit, __global READY_T* ready, int epoch) {
+  // Independent of the dependencies: loaded before any waiting.
+  const REAL brow = b[row], d = unit ? (REAL)1 : diag[row];
+  const int end = row_ptr[row + 1];
+  REAL sum = 0;
+  for (int e0 = row_ptr[row]; e0 < end; e0 += SYNCFREE_BATCH) {
+    int c[SYNCFREE_BATCH];
+    REAL v[SYNCFREE_BATCH], xv[SYNCFREE_BATCH];
+    uint pending = 0;
+#pragma unroll
+    for (int k = 0; k < SYNCFREE_BATCH; ++k) {
+      const int e = e0 + k;
+      c[k] = e < end ? col_idx[e] : row;
+      v[k] = e < end ? values[e] : 0;
+      xv[k] = 0;
+      if (lower ? c[k] < row : c[k] > row) pending |= 1u << k;
+    }
+    const uint deps = pending;
+    uint ns = 16;
+    while (pending != 0) {
+#pragma unroll
+      for (int k = 0; k < SYNCFREE_BATCH; ++k)
+        if ((pending >> k & 1u) && try_read(ready, c[k], epoch, &xv[k])) pending &= ~(1u << k);
+      if (pending != 0) back_off(&ns);
+    }
+#ifdef TESSERA_FP64
+    if (deps != 0) DEVICE_FENCE();  // acquire: the values are read after their flags
+#pragma unroll
+    for (int k = 0; k < SYNCFREE_BATCH; ++k)
+      if (deps >> k & 1u) xv[k] = *(volatile __global const REAL*)(x + c[k]);
+#endif
+#pragma unroll
+    for (int k = 0; k < SYNCFREE_BATCH; ++k)
+      if (deps >> k & 1u) sum += v[k] * xv[k];
+  }
+  publish(ready, x, row, epoch, (brow - sum) / d);
+}
+
+__kernel __attribute__((reqd_work_group_size(SYNCFREE_WG, 1, 1))) void sptrsv_syncfree(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
     __global const REAL* diag, __global const int* level_rows, __global const int* task_ptr, int ntasks,
-    __global REAL* x_out, int lower, int unit, __global int* ready_out, int epoch, __global int* ticket) {
-  volatile __global REAL* x = x_out;  // written by other groups while this one runs
-  volatile __global int* ready = ready_out;
+    __global const REAL* b, __global REAL* x, int lower, int unit, __global READY_T* ready, int epoch,
+    __global int* ticket) {
   __local int s_task;
   const int l = get_local_id(0);
   for (;;) {
@@ -70,24 +192,8 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void sptrsv_syncfr
     barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read s_task before it is rewritten
     if (task >= ntasks) break;     // uniform
     const int p = task_ptr[task] + l;
-    if (p < task_ptr[task + 1]) {
-      const int i = level_rows[p];
-      const int begin = row_ptr[i], end = row_ptr[i + 1];
-      for (int k = begin; k < end; ++k) {  // wait for every dependency, then one fence
-        const int j = col_idx[k];
-        if (lower ? j < i : j > i)
-          while (ready[j] != epoch) {
-          }
-      }
-      DEVICE_FENCE();  // acquire: the x[j] below are read after their flags
-      REAL s = x[i];
-      for (int k = begin; k < end; ++k) {
-        const int j = col_idx[k];
-        if (lower ? j < i : j > i) s -= values[k] * x[j];
-      }
-      x[i] = unit ? s : s / diag[i];
-      DEVICE_FENCE();  // release: x[i] before its flag
-      atomic_xchg(ready_out + i, epoch);
-    }
+    if (p < task_ptr[task + 1])
+      syncfree_row(level_rows[p], row_ptr, col_idx, values, diag, b, x, lower, unit, ready, epoch);
   }
 }
+#endif
