@@ -17,6 +17,7 @@
 
 #include "cpu/cpu_backend.hpp"
 #include "kernels/cpu/dispatch.hpp"
+#include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/stencil.hpp"
 
 namespace tessera {
@@ -89,6 +90,9 @@ void stencil_typed(const StencilSpec& spec, const GridView& g, int steps, void* 
   const std::int64_t z_chunks = is_3d ? std::min<std::int64_t>(threads, z1 - z0) : 1;
   const std::int64_t y_blocks = is_3d ? (y1 - y0 + rows_per_block - 1) / rows_per_block : threads;
   const std::int64_t items = z_chunks * y_blocks;
+  // Both grids larger than the last-level cache: nothing a step writes is still cached when the
+  // next step reads it, so its stores may bypass the caches (no write-allocate read).
+  const bool stream = 2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(cpu::cache_sizes().l3);
 
 #pragma omp parallel num_threads(threads)
   {
@@ -102,10 +106,10 @@ void stencil_typed(const StencilSpec& spec, const GridView& g, int steps, void* 
         if (zr.begin == zr.end || yr.begin == yr.end) continue;
         if constexpr (std::is_same_v<T, float>)
           cpu::stencil_block_f32(src, dst, g.ndim, r, c, nx, ny, z0 + zr.begin, z0 + zr.end, y0 + yr.begin,
-                                 y0 + yr.end);
+                                 y0 + yr.end, stream);
         else
           cpu::stencil_block_f64(src, dst, g.ndim, r, c, nx, ny, z0 + zr.begin, z0 + zr.end, y0 + yr.begin,
-                                 y0 + yr.end);
+                                 y0 + yr.end, stream);
       }
       std::swap(src, dst);
 #pragma omp barrier

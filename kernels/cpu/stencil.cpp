@@ -2,12 +2,19 @@
 // shifted address, so no shuffles are needed. Radius and dimension are template parameters so
 // the neighbour loops unroll. A row's last partial vector is recomputed as an overlapping full
 // vector ending at the row's end (harmless: Jacobi writes a different buffer than it reads).
+//
+// Streaming variant, for grids larger than the caches (the caller decides): whole aligned
+// vectors from x = 0 to nx, the lanes within `radius` of the row's ends taken from src (the
+// boundary, equal in both buffers), written with non-temporal stores, and the next incoming
+// source row prefetched. A normal store first reads the destination line (write-allocate):
+// one grid read more per step than the minimum, a third of the step's traffic.
 #include <cstddef>
 #include <cstdint>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/stencil.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
@@ -67,15 +74,67 @@ void Block(const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, const T* c, std::int6
   }
 }
 
+// Needs nx a multiple of Lanes(d) and both grids aligned to a vector (see StreamingFits). The
+// loads left and right of a row's end read the neighbouring rows, which exist: y0 >= R and
+// y1 <= ny - R.
+template <int R, bool k3D, class T>
+void BlockStreaming(const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, const T* c, std::int64_t nx, std::int64_t ny,
+                    std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
+  const std::int64_t plane = nx * ny, row_bytes = nx * static_cast<std::int64_t>(sizeof(T));
+  const hn::RebindToSigned<decltype(d)> di;
+  using TI = hn::TFromD<decltype(di)>;
+  const auto lane = hn::Iota(di, 0);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    for (std::int64_t y = y0; y < y1; ++y) {
+      const std::int64_t row = z * plane + y * nx;
+      const T* s = src + row;
+      T* o = dst + row;
+      // The row the next iteration reads first from memory (plane z + R + 1, or row y + R + 1
+      // in 2D): its loads in flight while this row computes. Without it the non-temporal
+      // stores gain nothing (measured: 256^3 f32, 2 threads, 43 ms either way; 30 ms with both).
+      if (k3D ? z + 1 < z1 : y + 1 < y1) {
+        const char* next = reinterpret_cast<const char*>(s + (R + 1) * (k3D ? plane : nx));
+        for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(next + b);
+      }
+      for (std::int64_t x = 0; x < nx; x += N) {
+        auto v = Point<R, k3D>(d, s + x, nx, plane, c);
+        if (x < R || x + N > nx - R) {  // lanes outside [R, nx - R) keep the boundary
+          const auto at = hn::Add(lane, hn::Set(di, static_cast<TI>(x)));
+          const auto inside = hn::And(hn::Gt(at, hn::Set(di, static_cast<TI>(R - 1))),
+                                      hn::Lt(at, hn::Set(di, static_cast<TI>(nx - R))));
+          v = hn::IfThenElse(hn::RebindMask(d, inside), v, hn::Load(d, s + x));
+        }
+        hn::Stream(v, d, o + x);
+      }
+    }
+  }
+  hwy::FlushStream();  // the streamed lines are visible to the other threads after the barrier
+}
+
+template <class T>
+bool StreamingFits(const T* src, const T* dst, std::int64_t nx) {
+  const hn::ScalableTag<T> d;
+  const std::size_t bytes = hn::Lanes(d) * sizeof(T);
+  return nx % static_cast<std::int64_t>(hn::Lanes(d)) == 0 && reinterpret_cast<std::uintptr_t>(src) % bytes == 0 &&
+         reinterpret_cast<std::uintptr_t>(dst) % bytes == 0;
+}
+
 template <class T>
 void BlockT(const T* src, T* dst, int ndim, int radius, const T* c, std::int64_t nx, std::int64_t ny, std::int64_t z0,
-            std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-#define TESSERA_STENCIL_CASE(R)                             \
-  case R:                                                   \
-    if (ndim == 3)                                          \
-      Block<R, true>(src, dst, c, nx, ny, z0, z1, y0, y1);  \
-    else                                                    \
-      Block<R, false>(src, dst, c, nx, ny, z0, z1, y0, y1); \
+            std::int64_t z1, std::int64_t y0, std::int64_t y1, bool stream) {
+  const bool streaming = stream && StreamingFits(src, dst, nx);
+#define TESSERA_STENCIL_CASE(R)                                                 \
+  case R:                                                                       \
+    if (streaming && ndim == 3)                                                 \
+      BlockStreaming<R, true>(src, dst, c, nx, ny, z0, z1, y0, y1);             \
+    else if (streaming)                                                         \
+      BlockStreaming<R, false>(src, dst, c, nx, ny, z0, z1, y0, y1);            \
+    else if (ndim == 3)                                                         \
+      Block<R, true>(src, dst, c, nx, ny, z0, z1, y0, y1);                      \
+    else                                                                        \
+      Block<R, false>(src, dst, c, nx, ny, z0, z1, y0, y1);                     \
     return;
   switch (radius) {
     TESSERA_STENCIL_CASE(1)
@@ -88,12 +147,12 @@ void BlockT(const T* src, T* dst, int ndim, int radius, const T* c, std::int64_t
 }
 
 void BlockF32(const float* src, float* dst, int ndim, int radius, const float* c, std::int64_t nx, std::int64_t ny,
-              std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-  BlockT(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1);
+              std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1, bool stream) {
+  BlockT(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1, stream);
 }
 void BlockF64(const double* src, double* dst, int ndim, int radius, const double* c, std::int64_t nx, std::int64_t ny,
-              std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-  BlockT(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1);
+              std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1, bool stream) {
+  BlockT(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1, stream);
 }
 
 }  // namespace tessera::cpu::HWY_NAMESPACE
@@ -107,12 +166,14 @@ HWY_EXPORT(BlockF32);
 HWY_EXPORT(BlockF64);
 
 void stencil_block_f32(const float* src, float* dst, int ndim, int radius, const float* c, std::int64_t nx,
-                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-  HWY_DYNAMIC_DISPATCH(BlockF32)(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1);
+                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1,
+                       bool stream) {
+  HWY_DYNAMIC_DISPATCH(BlockF32)(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1, stream);
 }
 void stencil_block_f64(const double* src, double* dst, int ndim, int radius, const double* c, std::int64_t nx,
-                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-  HWY_DYNAMIC_DISPATCH(BlockF64)(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1);
+                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1,
+                       bool stream) {
+  HWY_DYNAMIC_DISPATCH(BlockF64)(src, dst, ndim, radius, c, nx, ny, z0, z1, y0, y1, stream);
 }
 }  // namespace tessera::cpu
 #endif  // HWY_ONCE

@@ -10,9 +10,14 @@ namespace tessera::cpu {
 // distance d) for z in [z0, z1), y in [y0, y1), x in [radius, nx - radius); cell (z, y, x) is at
 // (z * ny + y) * nx + x. The caller keeps the ranges at least `radius` inside the grid
 // (for 2D: ndim = 2, z0 = 0, z1 = 1). src and dst must not overlap.
+// stream: write dst with non-temporal stores, for grids larger than the caches; taken where nx
+// is a multiple of the SIMD width and both grids are vector aligned (else ignored), and then
+// dst's boundary cells on the block's rows are rewritten with src's (they must be equal).
 void stencil_block_f32(const float* src, float* dst, int ndim, int radius, const float* c, std::int64_t nx,
-                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1);
+                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1,
+                       bool stream);
 void stencil_block_f64(const double* src, double* dst, int ndim, int radius, const double* c, std::int64_t nx,
-                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1);
+                       std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1,
+                       bool stream);
 
 }  // namespace tessera::cpu
