@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "support/compare.hpp"
@@ -198,4 +199,13 @@ TEST_CASE_TEMPLATE("stencil: the reference cases (2D heat, 3D 7-point, 3D 25-poi
   // 3D 7-point (radius 1) and 25-point (radius 4) with random normalised coefficients.
   stencil_case<T>({3, 65, 33, 31}, stencil_coeffs<T>(3, 1, 2), 6, 3);
   stencil_case<T>({3, 64, 40, 37}, stencil_coeffs<T>(3, 4, 4), 5, 5);
+}
+
+// Two grids larger than a 32 MiB cache, rows a multiple of every vector width: the cpu device's
+// and PoCL's streaming paths (non-temporal stores; boundary lanes from the source), one odd and
+// one even step count.
+TEST_CASE_TEMPLATE("stencil: grids beyond the last-level cache (streaming stores)", T, float, double) {
+  const std::int64_t nz = std::is_same_v<T, float> ? 66 : 34;  // 17 MiB per grid either way
+  for (int r = 1; r <= 2; ++r)
+    for (int steps : {1, 2}) stencil_case<T>({3, 256, 256, nz}, stencil_coeffs<T>(3, r, 900u + r), steps, 910u + r);
 }

@@ -170,6 +170,7 @@ bool contains_nocase(const std::string& hay, const char* needle) {
 struct Param {
   const char* key;
   int DeviceProfile::*member;
+  int min = 1;  // 0 for switches and thresholds where 0 means off
 };
 constexpr Param params[] = {
     {"subgroup", &DeviceProfile::subgroup},
@@ -182,19 +183,19 @@ constexpr Param params[] = {
     {"spmv.wg", &DeviceProfile::spmv_wg},
     {"spmv.max_lanes", &DeviceProfile::spmv_max_lanes},
     {"spmv.rows_per_item", &DeviceProfile::spmv_rows_per_item},
-    {"spmv.stream_mean", &DeviceProfile::spmv_stream_mean},
-    {"spmv.merge_skew", &DeviceProfile::spmv_merge_skew},
+    {"spmv.stream_mean", &DeviceProfile::spmv_stream_mean, 0},
+    {"spmv.merge_skew", &DeviceProfile::spmv_merge_skew, 0},
     {"spmv.merge_items", &DeviceProfile::spmv_merge_items},
     {"trsv.block", &DeviceProfile::trsv_block},
     {"trsv.vw", &DeviceProfile::trsv_vw},
-    {"trsv.inverse", &DeviceProfile::trsv_inverse},
+    {"trsv.inverse", &DeviceProfile::trsv_inverse, 0},
     {"trsv.wg", &DeviceProfile::trsv_wg},
     {"trsv.groups_per_cu", &DeviceProfile::trsv_groups_per_cu},
     {"sptrsv.wg", &DeviceProfile::sptrsv_wg},
-    {"sptrsv.syncfree", &DeviceProfile::sptrsv_syncfree},
+    {"sptrsv.syncfree", &DeviceProfile::sptrsv_syncfree, 0},
     {"sptrsv.groups_per_cu", &DeviceProfile::sptrsv_groups_per_cu},
     {"sptrsv.syncfree_wg", &DeviceProfile::sptrsv_syncfree_wg},
-    {"sptrsv.sleep_ns", &DeviceProfile::sptrsv_sleep_ns},
+    {"sptrsv.sleep_ns", &DeviceProfile::sptrsv_sleep_ns, 0},
     {"gemm.mwg", &DeviceProfile::gemm_mwg},
     {"gemm.nwg", &DeviceProfile::gemm_nwg},
     {"gemm.kwg", &DeviceProfile::gemm_kwg},
@@ -263,9 +264,9 @@ void apply_items(DeviceProfile& p, const std::string& entry, const std::string& 
     }
     char* end = nullptr;
     const long v = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || v < 1 || v > (1 << 20))
-      throw InvalidArgument("TESSERA_OPENCL_PROFILE='" + env + "': " + key + "=" + value +
-                            " is not an integer in 1..1048576");
+    if (value.empty() || *end != '\0' || v < param->min || v > (1 << 20))
+      throw InvalidArgument("TESSERA_OPENCL_PROFILE='" + env + "': " + key + "=" + value + " is not an integer in " +
+                            std::to_string(param->min) + "..1048576");
     p.*(param->member) = static_cast<int>(v);
     if (p.name.find('*') == std::string::npos) p.name += "*";  // marks a tweaked profile in tessera-info
   }

@@ -2,9 +2,10 @@
 // of source and destination every step, so each step is one launch and no copy; the boundary
 // cells, never written, must be equal in both. Ordered so that the last step writes u: with an
 // even step count the first step reads u and only the boundary is copied to the scratch grid
-// (six boxes by clEnqueueCopyBufferRect); with an odd count the scratch grid starts as a full
-// copy of u and the first step reads it. The radius and dimensionality are compile-time (one
-// program per combination, built on first use) so the neighbour sum fully unrolls.
+// (z and y faces by clEnqueueCopyBufferRect, x faces by a kernel: rectangle copies a few cells
+// wide ran at a fraction of copy speed on NVIDIA); with an odd count the scratch grid starts as
+// a full copy of u and the first step reads it. The radius and dimensionality are compile-time
+// (one program per combination, built on first use) so the neighbour sum fully unrolls.
 #include <string>
 #include <utility>
 
@@ -27,19 +28,19 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
     if (steps % 2 == 1) {
       queue_.enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
     } else {
-      // The cells within r of a face, as boxes (x, y, z origin; width in bytes, rows, planes).
+      // The cells within r of a face: the z and y faces as boxes of whole rows (y, z origin;
+      // rows, planes), the x faces by a kernel (below).
       const std::size_t nx = static_cast<std::size_t>(u.nx), ny = static_cast<std::size_t>(u.ny),
                         nz = static_cast<std::size_t>(is_3d ? u.nz : 1), R = static_cast<std::size_t>(r);
       const std::size_t zr = is_3d ? R : 0, zi = nz - 2 * zr;  // face planes, interior planes
-      const std::size_t boxes[][6] = {
-          {0, 0, 0, nx, ny, zr},           {0, 0, nz - zr, nx, ny, zr},           // z faces
-          {0, 0, zr, nx, R, zi},           {0, ny - R, zr, nx, R, zi},            // y faces
-          {0, R, zr, R, ny - 2 * R, zi},   {nx - R, R, zr, R, ny - 2 * R, zi},    // x faces
+      const std::size_t boxes[][4] = {
+          {0, 0, ny, zr}, {0, nz - zr, ny, zr},  // z faces
+          {0, zr, R, zi}, {ny - R, zr, R, zi},   // y faces
       };
       for (const auto& b : boxes) {
-        if (b[3] == 0 || b[4] == 0 || b[5] == 0) continue;
-        const cl::array<cl::size_type, 3> origin{b[0] * esize, b[1], b[2]};
-        const cl::array<cl::size_type, 3> region{b[3] * esize, b[4], b[5]};
+        if (b[3] == 0) continue;
+        const cl::array<cl::size_type, 3> origin{0, b[0], b[1]};
+        const cl::array<cl::size_type, 3> region{nx * esize, b[2], b[3]};
         queue_.enqueueCopyBufferRect(grid, tmp, origin, origin, region, nx * esize, nx * ny * esize,
                                      nx * esize, nx * ny * esize);
       }
@@ -52,6 +53,13 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
                            "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0") +
                                " -DVW=" + std::to_string(vw) + " -DROWS=" + std::to_string(rows),
                            vw > 1 ? "stencil_step_vec" : "stencil_step");
+    if (steps % 2 == 0) {
+      cl::Kernel& kf = kernel("stencil.cl", dt, "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0"),
+                              "stencil_copy_x_faces");
+      set_args(kf, dt, u.data, tmp, u.nx, u.ny, iy, iz);
+      launch(kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
+             cl::NDRange(64, 1));
+    }
     const std::size_t lx = static_cast<std::size_t>(profile_.stencil_lx),
                       ly = static_cast<std::size_t>(profile_.stencil_ly);
     const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;

@@ -103,3 +103,18 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
   }
 }
 #endif
+
+// The x faces of the boundary (the RADIUS cells at each end of every interior row), copied
+// from src to dst: a work-item per row, global (ny - 2R, nz - 2R) (nz - 2R = 1 in 2D). The
+// host copies the wide y and z faces with rectangular buffer copies, which drivers run at copy
+// speed; rows only RADIUS cells wide are what they run slowly.
+__kernel void stencil_copy_x_faces(__global const REAL* src, __global REAL* dst, long nx, long ny, long rows,
+                                   long planes) {
+  const long y = get_global_id(0), z = get_global_id(1);
+  if (y >= rows || z >= planes) return;
+  const long row = ((z + (DIM3 ? RADIUS : 0)) * ny + y + RADIUS) * nx;
+  for (int k = 0; k < RADIUS; ++k) {
+    dst[row + k] = src[row + k];
+    dst[row + nx - 1 - k] = src[row + nx - 1 - k];
+  }
+}
