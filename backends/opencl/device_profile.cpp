@@ -103,6 +103,7 @@ std::vector<DeviceProfile> make_profiles() {
   // A work-item does 16 cells of one row; a group, 256 consecutive cells. Measured: groups
   // spanning several rows, or work-items several rows, were slower (more concurrent streams).
   pocl.stencil_lx = 16, pocl.stencil_ly = 1, pocl.stencil_vw = 16, pocl.stencil_rows = 1;
+  pocl.stencil_sweep_rows = 16;
   pocl.conv_lx = 8, pocl.conv_ly = 4, pocl.conv_vw = 16, pocl.conv_rows = 1;
   v.push_back(pocl);
 
@@ -119,6 +120,7 @@ std::vector<DeviceProfile> make_profiles() {
   intel.gemm_vw = 8;
   intel.conv_vw = 8;
   intel.stencil_vw = 8;
+  intel.stencil_sweep_rows = 0;  // clang builtins: untested on Intel's compiler
   intel.trsv_vw = 8;
   v.push_back(intel);
 
@@ -207,6 +209,7 @@ constexpr Param params[] = {
     {"stencil.ly", &DeviceProfile::stencil_ly},
     {"stencil.vw", &DeviceProfile::stencil_vw},
     {"stencil.rows", &DeviceProfile::stencil_rows},
+    {"stencil.sweep_rows", &DeviceProfile::stencil_sweep_rows, 0},
     {"conv.lx", &DeviceProfile::conv_lx},
     {"conv.ly", &DeviceProfile::conv_ly},
     {"conv.vw", &DeviceProfile::conv_vw},

@@ -74,6 +74,9 @@ struct DeviceProfile {
   // stencil: work-group shape in work-items (x fastest); cpu: a work-item computes vw
   // consecutive cells (explicit vectors) of `rows` consecutive rows; gpu: one cell.
   int stencil_lx = 32, stencil_ly = 8, stencil_vw = 1, stencil_rows = 1;
+  // cpu, 3D grids beyond the caches: a work-item sweeps z over a block of this many rows,
+  // streaming its stores (kernels/opencl/stencil.cl stencil_sweep; clang builtins: PoCL). 0: off.
+  int stencil_sweep_rows = 0;
 
   // conv2d: work-group shape; cpu: each work-item computes vw consecutive outputs of a row;
   // gpu: `rows` outputs of a column (a group's tile is lx x (ly * rows), staged in local memory).

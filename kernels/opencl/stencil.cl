@@ -104,6 +104,51 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
 }
 #endif
 
+#if TESSERA_CPU_KERNELS && VW > 1 && DIM3 && defined(SWEEP_ROWS)
+// cpu, 3D grids beyond the caches (the host checks nx % VW == 0 and vector-aligned buffers):
+// the CPU backend's method. A work-item sweeps z over its chunk of planes for a block of
+// SWEEP_ROWS rows, so the block's 2R + 1 source planes stay in its core's L2 and each source
+// cell comes from memory once per step; the interior vectors (aligned, from x = 0) are written
+// with non-temporal stores (no write-allocate read of dst) while the row of the next plane is
+// prefetched; the first and last vector of a row keep the boundary lanes from src and are
+// stored normally. Loads left of x = 0 and right of nx read the neighbouring rows, which
+// exist. Clang builtins: PoCL. Global size: (y blocks, z chunks); `zc` planes per chunk.
+__kernel void stencil_sweep(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, long zc,
+                            REAL c0, REAL c1, REAL c2, REAL c3, REAL c4) {
+  const long y0 = get_global_id(0) * SWEEP_ROWS + RADIUS, z0 = get_global_id(1) * zc + RADIUS;
+  const long y1 = min(y0 + SWEEP_ROWS, ny - RADIUS), z1 = min(z0 + zc, nz - RADIUS);
+  const long sz = nx * ny;
+  const REAL c[5] = {c0, c1, c2, c3, c4};
+  for (long z = z0; z < z1; ++z) {
+    for (long y = y0; y < y1; ++y) {
+      const long row = (z * ny + y) * nx;
+      if (z + 1 < z1)
+        for (long b = 0; b < nx; b += 64 / sizeof(REAL)) __builtin_prefetch(src + row + (RADIUS + 1) * sz + b);
+      for (long x0 = 0; x0 < nx; x0 += VW) {
+        const long i0 = row + x0;
+        REALV(VW) v = c[0] * VLOADN(VW)(0, src + i0);
+#pragma unroll
+        for (int d = 1; d <= RADIUS; ++d) {
+          REALV(VW) nb = VLOADN(VW)(0, src + i0 - d) + VLOADN(VW)(0, src + i0 + d) +
+                         VLOADN(VW)(0, src + i0 - d * nx) + VLOADN(VW)(0, src + i0 + d * nx) +
+                         VLOADN(VW)(0, src + i0 - d * sz) + VLOADN(VW)(0, src + i0 + d * sz);
+          v += c[d] * nb;
+        }
+        if (x0 < RADIUS || x0 + VW > nx - RADIUS) {
+          REAL lanes[VW];
+          VSTOREN(VW)(v, 0, lanes);
+          for (int l = 0; l < VW; ++l)
+            if (x0 + l < RADIUS || x0 + l >= nx - RADIUS) lanes[l] = src[i0 + l];
+          VSTOREN(VW)(VLOADN(VW)(0, lanes), 0, dst + i0);
+        } else {
+          __builtin_nontemporal_store(v, (__global REALV(VW)*)(dst + i0));
+        }
+      }
+    }
+  }
+}
+#endif
+
 // The x faces of the boundary (the RADIUS cells at each end of every interior row), copied
 // from src to dst: a work-item per row, global (ny - 2R, nz - 2R) (nz - 2R = 1 in 2D). The
 // host copies the wide y and z faces with rectangular buffer copies, which drivers run at copy
