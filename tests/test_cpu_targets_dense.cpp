@@ -26,6 +26,7 @@
 
 using namespace tessera;
 using tessera_test::gamma_bound;
+using tessera_test::padded_random;
 
 namespace {
 
@@ -37,16 +38,6 @@ const char* name(Uplo u) { return u == Uplo::lower ? "lower" : "upper"; }
 const char* name(Diag d) { return d == Diag::unit ? "unit" : "non_unit"; }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// rows x cols in [-1, 1), stored with leading dimension ld; NaN in the padding.
-template <class T>
-std::vector<T> padded_random(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::uint32_t seed) {
-  tessera_test::Rng rng(seed);
-  std::vector<T> a(static_cast<std::size_t>(rows * ld), static_cast<T>(kNaN));
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) a[static_cast<std::size_t>(i * ld + j)] = static_cast<T>(rng.signed_unit());
-  return a;
-}
 
 template <class T>
 DenseMatrix<T> upload(const Device& d, std::int64_t rows, std::int64_t cols, std::int64_t ld, const std::vector<T>& h) {

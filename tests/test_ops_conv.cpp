@@ -24,16 +24,6 @@ using namespace tessera_test;
 
 namespace {
 
-// rows x cols stored with leading dimension ld, NaN in the padding.
-template <class T>
-std::vector<T> padded_random(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::uint32_t seed) {
-  Rng rng(seed);
-  std::vector<T> a(static_cast<std::size_t>(rows * ld), std::numeric_limits<T>::quiet_NaN());
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) a[static_cast<std::size_t>(i * ld + j)] = static_cast<T>(rng.signed_unit());
-  return a;
-}
-
 template <class T>
 DenseMatrix<T> upload_padded(const Device& d, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                              const std::vector<T>& host) {

@@ -201,7 +201,8 @@ TEST_CASE_TEMPLATE("sptrsv: wide levels, rows of many dependencies (sync-free so
       spec.diag = diag;
       spec.max_per_row = 40;
       spec.shuffle = diag == Diag::unit;
-      sptrsv_case(triangular_system<T>(12007, spec, seed += 5), uplo, diag, "random, up to 40 per row", seed + 1);
+      seed += 5;
+      sptrsv_case(triangular_system<T>(12007, spec, seed), uplo, diag, "random, up to 40 per row", seed + 1);
     }
 }
 

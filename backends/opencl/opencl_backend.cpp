@@ -63,6 +63,7 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
     max_wg_ = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     const auto local_mem = static_cast<std::size_t>(device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
     local_mem_ = local_mem;
+    base_align_bits_ = device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>();
     const std::string driver = trim(device_.getInfo<CL_DRIVER_VERSION>());
     const std::string platform_version = trim(platform_.getInfo<CL_PLATFORM_VERSION>());
     const std::string device_version = trim(device_.getInfo<CL_DEVICE_VERSION>());

@@ -145,6 +145,7 @@ class OpenCLBackend final : public Backend {
   std::size_t max_alloc_ = 0;
   std::size_t max_wg_ = 1;
   std::size_t local_mem_ = 0;
+  std::size_t base_align_bits_ = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: every buffer's alignment
   std::unique_ptr<ProgramCache> programs_;
   std::vector<cl::Buffer> scratch_;
   std::vector<std::size_t> scratch_bytes_;

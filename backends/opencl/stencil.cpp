@@ -47,13 +47,6 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
       }
     }
 
-    // cpu family: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
-    const int vw = cpu_family() ? profile_.stencil_vw : 1;
-    const int rows = vw > 1 ? profile_.stencil_rows : 1;  // stencil_step does one row
-    cl::Kernel& k = kernel("stencil.cl", dt,
-                           "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0") +
-                               " -DVW=" + std::to_string(vw) + " -DROWS=" + std::to_string(rows),
-                           vw > 1 ? "stencil_step_vec" : "stencil_step");
     if (steps % 2 == 0) {
       cl::Kernel& kf = kernel("stencil.cl", dt, "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0"),
                               "stencil_copy_x_faces");
@@ -61,45 +54,46 @@ void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u
       launch(kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
              cl::NDRange(64, 1));
     }
+
+    // cpu family: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
+    const int vw = cpu_family() ? profile_.stencil_vw : 1;
+    const int rows = vw > 1 ? profile_.stencil_rows : 1;  // stencil_step does one row
+    const std::string defines = "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0") +
+                                " -DVW=" + std::to_string(vw) + " -DROWS=" + std::to_string(rows);
     // cpu family, 3D, both grids beyond a 32 MiB cache (a last-level cache the OpenCL API does not
-    // report), rows of whole aligned vectors: the z sweep with streaming stores.
-    const bool aligned = device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() >= static_cast<cl_uint>(vw * esize * 8);
-    if (cpu_family() && is_3d && vw > 1 && profile_.stencil_sweep_rows > 0 && aligned && u.nx % vw == 0 &&
-        2 * bytes > (std::size_t{32} << 20)) {
+    // report), rows of whole vectors in vector-aligned buffers: the z sweep with streaming stores.
+    const bool sweep = cpu_family() && is_3d && vw > 1 && profile_.stencil_sweep_rows > 0 &&
+                       base_align_bits_ >= static_cast<std::size_t>(vw) * esize * 8 && u.nx % vw == 0 &&
+                       2 * bytes > (std::size_t{32} << 20);
+    cl::Kernel* k = nullptr;
+    cl::NDRange global, local;
+    if (sweep) {
       const std::int64_t rows_per_item = profile_.stencil_sweep_rows;
       const std::int64_t y_blocks = (iy + rows_per_item - 1) / rows_per_item;
       const std::int64_t want = 16 * static_cast<std::int64_t>(compute_units_);  // items: several per core
-      const std::int64_t z_chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(iz, (want + y_blocks - 1) / y_blocks));
+      const std::int64_t z_chunks =
+          std::max<std::int64_t>(1, std::min<std::int64_t>(iz, (want + y_blocks - 1) / y_blocks));
       const std::int64_t zc = (iz + z_chunks - 1) / z_chunks;
-      cl::Kernel& ks = kernel("stencil.cl", dt,
-                              "-DRADIUS=" + std::to_string(r) + " -DDIM3=1 -DVW=" + std::to_string(vw) +
-                                  " -DSWEEP_ROWS=" + std::to_string(rows_per_item),
-                              "stencil_sweep");
-      void* src = steps % 2 == 1 ? tmp() : u.data;
-      void* dst = steps % 2 == 1 ? u.data : tmp();
-      for (int step = 0; step < steps; ++step) {
-        set_args(ks, dt, src, dst, u.nx, u.ny, u.nz, zc, Real{spec.coeffs[0]}, Real{spec.coeffs[1]},
-                 Real{r >= 2 ? spec.coeffs[2] : 0.0}, Real{r >= 3 ? spec.coeffs[3] : 0.0},
-                 Real{r >= 4 ? spec.coeffs[4] : 0.0});
-        launch(ks, cl::NDRange(static_cast<std::size_t>(y_blocks), static_cast<std::size_t>((iz + zc - 1) / zc)),
-               cl::NDRange(1, 1));
-        std::swap(src, dst);
-      }
-      return;
+      k = &kernel("stencil.cl", dt, defines + " -DSWEEP_ROWS=" + std::to_string(rows_per_item), "stencil_sweep");
+      k->setArg(10, static_cast<cl_long>(zc));
+      global = cl::NDRange(static_cast<std::size_t>(y_blocks), static_cast<std::size_t>((iz + zc - 1) / zc));
+      local = cl::NDRange(1, 1);
+    } else {
+      k = &kernel("stencil.cl", dt, defines, vw > 1 ? "stencil_step_vec" : "stencil_step");
+      const std::size_t lx = static_cast<std::size_t>(profile_.stencil_lx),
+                        ly = static_cast<std::size_t>(profile_.stencil_ly);
+      const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;
+      const std::size_t items_y = (static_cast<std::size_t>(iy) + rows - 1) / rows;
+      global = cl::NDRange((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
+      local = cl::NDRange(lx, ly, 1);
     }
-    const std::size_t lx = static_cast<std::size_t>(profile_.stencil_lx),
-                      ly = static_cast<std::size_t>(profile_.stencil_ly);
-    const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;
-    const std::size_t items_y = (static_cast<std::size_t>(iy) + rows - 1) / rows;
-    const cl::NDRange global((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
-    const cl::NDRange local(lx, ly, 1);
     const auto& c = spec.coeffs;
     void* src = steps % 2 == 1 ? tmp() : u.data;
     void* dst = steps % 2 == 1 ? u.data : tmp();
     for (int step = 0; step < steps; ++step) {
-      set_args(k, dt, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
+      set_args(*k, dt, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
                Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0});
-      launch(k, global, local);
+      launch(*k, global, local);
       std::swap(src, dst);
     }
   });

@@ -230,22 +230,12 @@ __global__ void conv_table_kernel(ConvLayerShape s, int2* table) {
   table[e] = make_int2(static_cast<int>((c * s.H + r) * s.W + q), static_cast<int>(r << 16 | q));
 }
 
-template <class Cfg>
-__global__ __launch_bounds__(256, Cfg::S::BLOCKS_PER_SM) void conv_layer_kernel(
-    ConvLayerShape s, const typename Cfg::T* __restrict__ in, const typename Cfg::T* __restrict__ filter,
-    typename Cfg::T* __restrict__ out, const int2* __restrict__ table) {
-  using T = typename Cfg::T;
-  __shared__ __align__(16) T smem[Cfg::SMEM_ELEMS];
-  const std::int64_t CRS = s.C * s.R * s.S, PQ = s.P * s.Q, NPQ = s.N * PQ;
-  int tile_m, tile_n;
-  block_tile(tile_m, tile_n);
-  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;  // output channels
-  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;  // output pixels
-  const MatrixALoader<Cfg, false> al(filter, CRS, s.K, CRS, row0);
-  const Im2colLoader<Cfg> bl(s, in, table, col0);
-  T acc[Cfg::TM][Cfg::TN];
-  gemm_mainloop<Cfg>(al, bl, CRS, acc, smem);
-
+// A block's accumulator tile (rows: output channels from row0; columns: output pixels of the
+// whole batch from col0) into the NCHW output, clipped to K channels and N * P * Q pixels.
+template <class Cfg, class T>
+__device__ __forceinline__ void store_nchw_tile(const T (&acc)[Cfg::TM][Cfg::TN], T* __restrict__ out,
+                                                const ConvLayerShape& s, std::int64_t row0, std::int64_t col0) {
+  const std::int64_t PQ = s.P * s.Q, NPQ = s.N * PQ;
   const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
 #pragma unroll
   for (int j = 0; j < Cfg::TN; ++j) {
@@ -262,13 +252,32 @@ __global__ __launch_bounds__(256, Cfg::S::BLOCKS_PER_SM) void conv_layer_kernel(
 }
 
 template <class Cfg>
+__global__ __launch_bounds__(256, Cfg::S::BLOCKS_PER_SM) void conv_layer_kernel(
+    ConvLayerShape s, const typename Cfg::T* __restrict__ in, const typename Cfg::T* __restrict__ filter,
+    typename Cfg::T* __restrict__ out, const int2* __restrict__ table) {
+  using T = typename Cfg::T;
+  __shared__ __align__(16) T smem[Cfg::SMEM_ELEMS];
+  const std::int64_t CRS = s.C * s.R * s.S;
+  int tile_m, tile_n;
+  block_tile(tile_m, tile_n);
+  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;  // output channels
+  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;  // output pixels
+  const MatrixALoader<Cfg, false> al(filter, CRS, s.K, CRS, row0);
+  const Im2colLoader<Cfg> bl(s, in, table, col0);
+  T acc[Cfg::TM][Cfg::TN];
+  gemm_mainloop<Cfg>(al, bl, CRS, acc, smem);
+
+  store_nchw_tile<Cfg>(acc, out, s, row0, col0);
+}
+
+template <class Cfg>
 __global__ __launch_bounds__(256, 2) void conv_layer_async_kernel(ConvLayerShape s, const float* __restrict__ in,
                                                                   const float* __restrict__ filter,
                                                                   float* __restrict__ out,
                                                                   const int2* __restrict__ table) {
   extern __shared__ __align__(16) unsigned char conv_smem[];
   float* smem = reinterpret_cast<float*>(conv_smem);
-  const std::int64_t CRS = s.C * s.R * s.S, PQ = s.P * s.Q, NPQ = s.N * PQ;
+  const std::int64_t CRS = s.C * s.R * s.S;
   int tile_m, tile_n;
   block_tile(tile_m, tile_n);
   const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;  // output channels
@@ -284,19 +293,7 @@ __global__ __launch_bounds__(256, 2) void conv_layer_async_kernel(ConvLayerShape
   async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
       al, bl, tiles, Cfg::BK, smem, [&](const float* as, const float* bs) { simt_tile<Cfg>(as, bs, acc); });
 
-  const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
-#pragma unroll
-  for (int j = 0; j < Cfg::TN; ++j) {
-    const std::int64_t col = col0 + tile_col<Cfg>(tx, j);
-    if (col >= NPQ) continue;
-    const std::int64_t n = col / PQ, pq = col % PQ;
-    float* o = out + n * s.K * PQ + pq;
-#pragma unroll
-    for (int i = 0; i < Cfg::TM; ++i) {
-      const std::int64_t k = row0 + tile_row<Cfg>(ty, i);
-      if (k < s.K) o[k * PQ] = acc[i][j];
-    }
-  }
+  store_nchw_tile<Cfg>(acc, out, s, row0, col0);
 }
 
 template <class Cfg>

@@ -53,15 +53,33 @@ __kernel void stencil_step(__global const REAL* src, __global REAL* dst, long nx
 #define ROWS 4
 #endif
 #if TESSERA_CPU_KERNELS && VW > 1
+// VW consecutive cells from i0: c0 u + sum_d c_d (the 2 * ndim neighbours at distance d), the
+// neighbours as unaligned vector loads at shifted addresses (sz, the plane, is unused in 2D).
+inline REALV(VW) point_vec(__global const REAL* src, long i0, long nx, long sz, const REAL* c) {
+  REALV(VW) v = c[0] * VLOADN(VW)(0, src + i0);
+#pragma unroll
+  for (int d = 1; d <= RADIUS; ++d) {
+    REALV(VW) nb = VLOADN(VW)(0, src + i0 - d) + VLOADN(VW)(0, src + i0 + d) + VLOADN(VW)(0, src + i0 - d * nx) +
+                   VLOADN(VW)(0, src + i0 + d * nx);
+#if DIM3
+    nb += VLOADN(VW)(0, src + i0 - d * sz) + VLOADN(VW)(0, src + i0 + d * sz);
+#endif
+    v += c[d] * nb;
+  }
+  return v;
+}
+#endif
+
+#if TESSERA_CPU_KERNELS && VW > 1
 __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
                                REAL c1, REAL c2, REAL c3, REAL c4) {
   const long x_end = nx - RADIUS;
   long x0 = get_global_id(0) * VW + RADIUS;
   const long y0 = get_global_id(1) * ROWS + RADIUS;
+  const long sz = nx * ny;
 #if DIM3
   const long z = get_global_id(2) + RADIUS;
   if (x0 >= x_end || y0 >= ny - RADIUS || z >= nz - RADIUS) return;
-  const long sz = nx * ny;
 #else
   const long z = 0;
   if (x0 >= x_end || y0 >= ny - RADIUS) return;
@@ -72,17 +90,7 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
     if (x0 + VW > x_end) x0 = x_end - VW;
     for (long y = y0; y < y1; ++y) {
       const long i0 = (z * ny + y) * nx + x0;
-      REALV(VW) v = c[0] * VLOADN(VW)(0, src + i0);
-#pragma unroll
-      for (int d = 1; d <= RADIUS; ++d) {
-        REALV(VW) nb = VLOADN(VW)(0, src + i0 - d) + VLOADN(VW)(0, src + i0 + d) +
-                       VLOADN(VW)(0, src + i0 - d * nx) + VLOADN(VW)(0, src + i0 + d * nx);
-#if DIM3
-        nb += VLOADN(VW)(0, src + i0 - d * sz) + VLOADN(VW)(0, src + i0 + d * sz);
-#endif
-        v += c[d] * nb;
-      }
-      VSTOREN(VW)(v, 0, dst + i0);
+      VSTOREN(VW)(point_vec(src, i0, nx, sz, c), 0, dst + i0);
     }
     return;
   }
@@ -112,9 +120,10 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
 // with non-temporal stores (no write-allocate read of dst) while the row of the next plane is
 // prefetched; the first and last vector of a row keep the boundary lanes from src and are
 // stored normally. Loads left of x = 0 and right of nx read the neighbouring rows, which
-// exist. Clang builtins: PoCL. Global size: (y blocks, z chunks); `zc` planes per chunk.
-__kernel void stencil_sweep(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, long zc,
-                            REAL c0, REAL c1, REAL c2, REAL c3, REAL c4) {
+// exist. Clang builtins: PoCL. Global size: (y blocks, z chunks); `zc` planes per chunk (last,
+// so the arguments before it are stencil_step's).
+__kernel void stencil_sweep(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
+                            REAL c1, REAL c2, REAL c3, REAL c4, long zc) {
   const long y0 = get_global_id(0) * SWEEP_ROWS + RADIUS, z0 = get_global_id(1) * zc + RADIUS;
   const long y1 = min(y0 + SWEEP_ROWS, ny - RADIUS), z1 = min(z0 + zc, nz - RADIUS);
   const long sz = nx * ny;
@@ -126,14 +135,7 @@ __kernel void stencil_sweep(__global const REAL* src, __global REAL* dst, long n
         for (long b = 0; b < nx; b += 64 / sizeof(REAL)) __builtin_prefetch(src + row + (RADIUS + 1) * sz + b);
       for (long x0 = 0; x0 < nx; x0 += VW) {
         const long i0 = row + x0;
-        REALV(VW) v = c[0] * VLOADN(VW)(0, src + i0);
-#pragma unroll
-        for (int d = 1; d <= RADIUS; ++d) {
-          REALV(VW) nb = VLOADN(VW)(0, src + i0 - d) + VLOADN(VW)(0, src + i0 + d) +
-                         VLOADN(VW)(0, src + i0 - d * nx) + VLOADN(VW)(0, src + i0 + d * nx) +
-                         VLOADN(VW)(0, src + i0 - d * sz) + VLOADN(VW)(0, src + i0 + d * sz);
-          v += c[d] * nb;
-        }
+        const REALV(VW) v = point_vec(src, i0, nx, sz, c);
         if (x0 < RADIUS || x0 + VW > nx - RADIUS) {
           REAL lanes[VW];
           VSTOREN(VW)(v, 0, lanes);

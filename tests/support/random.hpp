@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -46,6 +47,17 @@ std::vector<T> random_vector(std::size_t n, std::uint32_t seed, double lo = -1.0
   std::vector<T> v(n);
   for (auto& e : v) e = static_cast<T>(rng.uniform(lo, hi));
   return v;
+}
+
+// rows x cols uniform in [-1, 1), stored row by row with leading dimension ld >= cols; NaN in
+// the padding, so a kernel that reads it poisons its result.
+template <class T>
+std::vector<T> padded_random(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::uint32_t seed) {
+  Rng rng(seed);
+  std::vector<T> a(static_cast<std::size_t>(rows * ld), std::numeric_limits<T>::quiet_NaN());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) a[static_cast<std::size_t>(i * ld + j)] = static_cast<T>(rng.signed_unit());
+  return a;
 }
 
 }  // namespace tessera_test
