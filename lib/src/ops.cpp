@@ -29,6 +29,30 @@ const Device& same_device(const char* op, const A& first, const Rest&... rest) {
 std::int64_t op_rows(Trans t, const MatView& m) { return t == Trans::N ? m.rows : m.cols; }
 std::int64_t op_cols(Trans t, const MatView& m) { return t == Trans::N ? m.cols : m.rows; }
 
+// The one domain check of every public enum (an out-of-range value cast from an integer would
+// otherwise reach a backend that reads it as one of the valid values).
+template <class E>
+void check_enum(const char* op, const char* what, E value, E last) {
+  if (static_cast<unsigned>(value) > static_cast<unsigned>(last))
+    throw InvalidArgument(std::string(op) + ": " + what + " = " + std::to_string(static_cast<unsigned>(value)) +
+                          " is not a valid value (expected 0.." + std::to_string(static_cast<unsigned>(last)) + ")");
+}
+void check_trans(const char* op, const char* what, Trans t) { check_enum(op, what, t, Trans::T); }
+void check_triangle(const char* op, Uplo uplo, Diag diag) {
+  check_enum(op, "uplo", uplo, Uplo::upper);
+  check_enum(op, "diag", diag, Diag::unit);
+}
+
+// alpha == 0 in gemm and trsm, as BLAS defines it and on every device alike: C = beta * C and
+// X = 0, with A and B not read (so NaN or Inf in them does not reach the result). Both run as
+// the backend's gemm with an inner dimension of 0, which every backend computes as C = beta * C
+// without touching A or B (beta == 0: C only written).
+void scale_by_gemm(Backend& b, DType dt, double beta, const MatView& c) {
+  if (beta == 1.0) return;  // C = C
+  MatView a{c.data, c.rows, 0, c.ld}, bm{c.data, 0, c.cols, c.ld};
+  b.gemm(dt, Trans::N, Trans::N, 0.0, a, bm, beta, c);
+}
+
 template <class T>
 void check_square(const char* op, const DenseMatrix<T>& A) {
   if (A.rows() != A.cols())
@@ -53,6 +77,7 @@ std::int64_t conv_output_size(std::int64_t in, std::int64_t filter, std::int64_t
 template <class T>
 T reduce(ReduceOp op, const Vector<T>& x) {
   const Device& d = same_device("reduce", x);
+  check_enum("reduce", "op", op, ReduceOp::max_abs);
   if (x.size() == 0) {
     if (op == ReduceOp::min || op == ReduceOp::max)
       throw InvalidArgument(std::string("reduce ") + to_string(op) + ": the vector is empty, expected at least 1 element");
@@ -85,6 +110,8 @@ void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>&
 template <class T>
 void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x) {
   const Device& d = same_device("trsv", A, x);
+  check_triangle("trsv", uplo, diag);
+  check_trans("trsv", "trans", trans);
   check_square("trsv", A);
   if (x.size() != A.rows())
     throw DimensionMismatch("trsv: A is " + shape(A.rows(), A.cols()) + ", x has " + std::to_string(x.size()) +
@@ -96,17 +123,21 @@ void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>&
 template <class T>
 void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B) {
   const Device& d = same_device("trsm", A, B);
+  check_triangle("trsm", uplo, diag);
+  check_trans("trsm", "trans", trans);
   check_square("trsm", A);
   if (B.rows() != A.rows())
     throw DimensionMismatch("trsm: A is " + shape(A.rows(), A.cols()) + ", B is " + shape(B.rows(), B.cols()) +
                             ", expected B with " + std::to_string(A.rows()) + " rows");
   if (B.rows() == 0 || B.cols() == 0) return;
+  if (alpha == T(0)) return scale_by_gemm(d.backend(), dtype_v<T>, 0.0, B.view());
   d.backend().trsm(dtype_v<T>, uplo, trans, diag, alpha, A.view(), B.view());
 }
 
 template <class T>
 SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A) {
   const Device& d = same_device("sptrsv_analyze", A);
+  check_triangle("sptrsv_analyze", uplo, diag);
   if (A.rows() != A.cols())
     throw DimensionMismatch("sptrsv_analyze: A is " + shape(A.rows(), A.cols()) + ", expected a square matrix");
   SptrsvPlan<T> plan;
@@ -134,12 +165,15 @@ void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x) {
 template <class T>
 void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta, DenseMatrix<T>& C) {
   const Device& d = same_device("gemm", A, B, C);
+  check_trans("gemm", "ta", ta);
+  check_trans("gemm", "tb", tb);
   const MatView a = A.view(), b = B.view(), c = C.view();
   const std::int64_t m = op_rows(ta, a), k = op_cols(ta, a), kb = op_rows(tb, b), n = op_cols(tb, b);
   if (k != kb || C.rows() != m || C.cols() != n)
     throw DimensionMismatch(std::string("gemm: op(A) is ") + shape(m, k) + ", op(B) is " + shape(kb, n) + ", C is " +
                             shape(C.rows(), C.cols()) + "; expected op(A) m x k, op(B) k x n, C m x n");
   if (m == 0 || n == 0) return;
+  if (alpha == T(0)) return scale_by_gemm(d.backend(), dtype_v<T>, static_cast<double>(beta), c);
   d.backend().gemm(dtype_v<T>, ta, tb, alpha, a, b, beta, c);
 }
 
@@ -161,6 +195,7 @@ void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps) {
 template <class T>
 void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter, DenseMatrix<T>& out) {
   const Device& d = same_device("conv2d", image, filter, out);
+  check_enum("conv2d", "mode", mode, ConvMode::same);
   if (filter.rows() != filter.cols() || filter.rows() < 1)
     throw DimensionMismatch("conv2d: filter is " + shape(filter.rows(), filter.cols()) +
                             ", expected a square K x K filter with K >= 1");

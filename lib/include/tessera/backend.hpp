@@ -27,6 +27,18 @@ struct MatView {
   std::int64_t rows = 0, cols = 0, ld = 0;
 };
 
+// Row-length statistics of a CSR matrix, computed once on the host when the matrix is built
+// (CsrMatrix::from_host walks row_ptr anyway) and carried in every view: what the format and
+// kernel policies (lib/src/plan/) decide on, so no backend measures a matrix again.
+struct CsrStats {
+  std::int64_t min_row = 0, max_row = 0;  // shortest and longest row (nonzeros)
+  std::int64_t empty_rows = 0;
+  double mean_row = 0.0;    // nnz / rows (0 without rows)
+  double stddev_row = 0.0;  // standard deviation of the row lengths
+};
+// The statistics of rows + 1 row offsets (row_ptr in host memory, already validated).
+CsrStats csr_stats(const std::int32_t* row_ptr, std::int64_t rows);
+
 // CSR with int32 indices; structure already validated (row_ptr[0] = 0, non-decreasing,
 // row_ptr[rows] = nnz, 0 <= col_idx < cols). Columns within a row may be unsorted.
 struct CsrView {
@@ -37,6 +49,7 @@ struct CsrView {
   // Identity of the matrix's contents: changes whenever the matrix is rebuilt, so a backend
   // may cache per-matrix analysis (row statistics, a chosen kernel) keyed by it.
   std::uint64_t generation = 0;
+  CsrStats stats;  // of this matrix (csr_stats)
 };
 
 // Grid of nz x ny x nx cells, x fastest (nz = 1 for 2D); ndim is 2 or 3.

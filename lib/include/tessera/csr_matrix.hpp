@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/backend.hpp"
 #include "tessera/buffer.hpp"
 #include "tessera/errors.hpp"
 
@@ -54,6 +55,7 @@ class CsrMatrix {
     st->col_idx.upload(col_idx.data(), col_idx.size() * sizeof(std::int32_t));
     st->values.upload(values.data(), values.size() * sizeof(T));
     st->generation = detail::next_generation();
+    st->stats = csr_stats(row_ptr.data(), rows);
     CsrMatrix m;
     m.st_ = std::move(st);
     return m;
@@ -88,7 +90,7 @@ class CsrMatrix {
     if (!st_) return {};
     return {st_->row_ptr.handle(), st_->col_idx.handle(), st_->values.handle(),
             st_->rows,             st_->cols,             st_->nnz,
-            st_->generation};
+            st_->generation,       st_->stats};
   }
 
  private:
@@ -96,6 +98,7 @@ class CsrMatrix {
     Buffer row_ptr, col_idx, values;
     std::int64_t rows = 0, cols = 0, nnz = 0;
     std::uint64_t generation = 0;
+    CsrStats stats;
   };
   std::shared_ptr<const Storage> st_;
 };

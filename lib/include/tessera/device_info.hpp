@@ -21,6 +21,10 @@ struct DeviceInfo {
   std::string driver;
   // Backend-specific facts (profile in use, compute capability, platform, ...), in display order.
   std::vector<std::pair<std::string, std::string>> details;
+  // The tuning parameters in use (lib/src/tuning/: "spmv.wg" -> 256) and their device class
+  // ("opencl/nvidia"); TESSERA_TUNE overrides them.
+  std::string tuning_class;
+  std::vector<std::pair<std::string, std::int64_t>> tuning;
 };
 
 // One backend as the registry sees it: built in or a plugin, and why it is unavailable if so.

@@ -45,15 +45,16 @@ template <class T>
 void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y);
 
 // ---- dense triangular solves ----
+// Enumerations (Trans, Uplo, Diag, ReduceOp, ConvMode) outside their declared values throw
+// InvalidArgument in every operation.
+//
 // Solve op(A) x = b in place: x holds b on entry and the solution on return. A is n x n; only
 // the triangle named by uplo is read. A zero on the diagonal (Diag::non_unit) is not checked,
 // as in BLAS: the result then holds inf/NaN.
 template <class T>
 void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x);
 // Solve op(A) X = alpha * B for n x nrhs B, in place (B holds X on return). With alpha == 0,
-// X = 0 as in BLAS: the cpu and cuda devices write zeros without reading A or B; the reference
-// and OpenCL devices solve with 0 * B, which gives the same zeros when A's triangle and B are
-// finite and (Diag::non_unit) A's diagonal has no zero, but lets NaN/Inf through otherwise.
+// X = 0 as in BLAS, on every device: A and B are not read (NaN/Inf in them do not propagate).
 template <class T>
 void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B);
 
@@ -90,9 +91,8 @@ void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x);
 
 // ---- gemm ----
 // C = alpha * op(A) * op(B) + beta * C. With beta == 0, C is only written. With alpha == 0 (or
-// k == 0) the cpu device follows BLAS: C = beta * C and A and B are not read. The reference,
-// OpenCL and cuda devices still form alpha * (op(A) op(B)): the same C for finite A and B, but
-// NaN/Inf in A or B reach C there.
+// k == 0), as in BLAS and on every device, C = beta * C and A and B are not read (NaN/Inf in
+// them do not reach C).
 template <class T>
 void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta, DenseMatrix<T>& C);
 

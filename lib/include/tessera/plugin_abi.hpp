@@ -3,13 +3,14 @@
 // only together with TESSERA_PLUGIN_ABI_VERSION. Plugins are built with the same compiler and
 // link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary: the
 // Backend vtable is part of this ABI too (version 2: Backend::device_timer appended; a version-1
-// plugin lacks that slot, and calling it would jump past the end of its vtable).
+// plugin lacks that slot, and calling it would jump past the end of its vtable. Version 3:
+// CsrView carries CsrStats, DeviceInfo the device's tuning values).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#define TESSERA_PLUGIN_ABI_VERSION 2u
+#define TESSERA_PLUGIN_ABI_VERSION 3u
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
 
 namespace tessera {

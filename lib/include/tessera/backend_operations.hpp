@@ -1,0 +1,68 @@
+// The operations of the Backend interface, each signature written once as a macro, so the typed
+// adapter (typed_backend.hpp), every backend's declarations and every explicit instantiation
+// derive from the same text. An entry reads: Op, return type, name, (parameters after the
+// DType), (argument names). Backend (backend.hpp) declares the same methods by hand, with their
+// documentation; a mismatch fails to compile (TypedBackend's overrides are marked final).
+#pragma once
+
+#define TESSERA_OP_reduce Op::reduce, double, reduce, (ReduceOp op, const VecView& x), (op, x)
+#define TESSERA_OP_dot Op::dot, double, dot, (const VecView& x, const VecView& y), (x, y)
+#define TESSERA_OP_spmv                                                                                   \
+  Op::spmv, void, spmv, (double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y), \
+      (alpha, A, x, beta, y)
+#define TESSERA_OP_trsv \
+  Op::trsv, void, trsv, (Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x), (uplo, trans, diag, A, x)
+#define TESSERA_OP_trsm                                                                                           \
+  Op::trsm, void, trsm, (Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B), \
+      (uplo, trans, diag, alpha, A, B)
+#define TESSERA_OP_sptrsv_analyze \
+  Op::sptrsv, std::shared_ptr<SptrsvPlanData>, sptrsv_analyze, (Uplo uplo, Diag diag, const CsrView& A), (uplo, diag, A)
+#define TESSERA_OP_sptrsv_solve                                                                                 \
+  Op::sptrsv, void, sptrsv_solve, (const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x), \
+      (plan, A, b, x)
+#define TESSERA_OP_gemm                                                                                         \
+  Op::gemm, void, gemm,                                                                                         \
+      (Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta, const MatView& C), \
+      (ta, tb, alpha, A, B, beta, C)
+#define TESSERA_OP_stencil \
+  Op::stencil, void, stencil, (const StencilSpec& spec, const GridView& u, int steps), (spec, u, steps)
+#define TESSERA_OP_conv2d                                                                                           \
+  Op::conv2d, void, conv2d, (ConvMode mode, const MatView& image, const MatView& filter, const MatView& out), \
+      (mode, image, filter, out)
+#define TESSERA_OP_conv_layer                                                                                    \
+  Op::conv_layer, void, conv_layer,                                                                              \
+      (const ConvParams& p, const TensorView& in, const TensorView& filter, const TensorView& out), (p, in, filter, \
+                                                                                                     out)
+
+// Helpers: expand an entry into a macro's five arguments; strip a parameter list's parentheses.
+#define TESSERA_APPLY_(M, ...) M(__VA_ARGS__)
+#define TESSERA_UNPAREN_(...) __VA_ARGS__
+
+// X(Op, R, name, (params), (args)) for every operation.
+#define TESSERA_FOR_EACH_BACKEND_OP(X)                                                                      \
+  TESSERA_APPLY_(X, TESSERA_OP_reduce)                                                                     \
+  TESSERA_APPLY_(X, TESSERA_OP_dot)                                                                        \
+  TESSERA_APPLY_(X, TESSERA_OP_spmv)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_trsv)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_trsm)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_sptrsv_analyze)                                                             \
+  TESSERA_APPLY_(X, TESSERA_OP_sptrsv_solve)                                                               \
+  TESSERA_APPLY_(X, TESSERA_OP_gemm)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_stencil)                                                                    \
+  TESSERA_APPLY_(X, TESSERA_OP_conv2d)                                                                     \
+  TESSERA_APPLY_(X, TESSERA_OP_conv_layer)
+
+// Inside a class derived from TypedBackend<Derived>: declares the typed operations
+// `template <class T> R name(params);` that the backend defines in its op files.
+#define TESSERA_DECLARE_TYPED_OP_(OP, R, NAME, PARAMS, ARGS) \
+  template <class T>                                         \
+  R NAME PARAMS;
+#define TESSERA_TYPED_BACKEND_OPERATIONS TESSERA_FOR_EACH_BACKEND_OP(TESSERA_DECLARE_TYPED_OP_)
+
+// In the op file that defines B::name<T>: instantiates it for float and double, e.g.
+// TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv).
+#define TESSERA_INSTANTIATE_TYPED_OP_(B, OP, R, NAME, PARAMS, ARGS) \
+  template R B::NAME<float> PARAMS;                                 \
+  template R B::NAME<double> PARAMS;
+#define TESSERA_INSTANTIATE_TYPED_OP_EXPAND_(B, ...) TESSERA_INSTANTIATE_TYPED_OP_(B, __VA_ARGS__)
+#define TESSERA_INSTANTIATE_TYPED_OP(B, NAME) TESSERA_INSTANTIATE_TYPED_OP_EXPAND_(B, TESSERA_OP_##NAME)

@@ -1,0 +1,24 @@
+// conv2d (and the conv layer's launch beside gemm's tiles).
+#include "tuning/tuning.hpp"
+
+namespace tessera::tuning {
+
+const std::vector<ParamSpec>& conv_params() {
+  // gpu: a group's tile is lx x (ly * rows) outputs staged in local memory (nvidia 32 x 32,
+  // amd-gcn 64 x 16); cpu kernels: each work-item computes vw consecutive outputs of a row.
+  static const std::vector<ParamSpec> p = {
+      {"conv.lx", "conv2d: work-items along x per group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 32}, {"opencl/amd-gcn", 64}, {"opencl/generic", 16}, {"opencl/*", 8}}},
+      {"conv.ly", "conv2d: work-items along y per group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 8}, {"opencl/*", 4}}},
+      {"conv.vw", "conv2d cpu kernels: consecutive outputs per work-item", 1, 16, Shape::vector_width,
+       {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/*", 1}}},
+      {"conv.rows", "conv2d gpu kernels: outputs per work-item along a column", 1, 64, Shape::any,
+       {{"opencl/nvidia", 4}, {"opencl/amd-gcn", 4}, {"opencl/generic", 2}, {"opencl/*", 1}}},
+      {"conv.min_macs_per_thread", "cpu: multiply-adds per thread below which fewer threads run", 1, 1LL << 40,
+       Shape::any, {{"cpu/*", 1 << 20}}},
+  };
+  return p;
+}
+
+}  // namespace tessera::tuning

@@ -1,0 +1,42 @@
+// GEMM (and the conv layer, which runs on the gemm tiles). OpenCL: a work-group computes an
+// mwg x nwg tile of C with mdimc x ndimc work-items, each an (mwg/mdimc) x (nwg/ndimc) register
+// block; gpu: k-steps of kwg through local memory; cpu: no local memory, vw-wide vectors along n.
+// CUDA's tile shapes are compile-time (kernels/cuda/launch.hpp); only the choice between them
+// is a parameter.
+#include "tuning/tuning.hpp"
+
+namespace tessera::tuning {
+
+const std::vector<ParamSpec>& gemm_params() {
+  // nvidia: 128 x 128 tiles, 16 x 16 threads of 8 x 8: 64 accumulators per thread, 16 KB (f32)
+  // of shared memory per k-step of 16, enough reuse to be bound by FMA. amd-gcn: 64 x 64 with
+  // 16 x 16 work-items of 4 x 4, 256 work-items (the limit), 8 KB of LDS in f32. pocl: 8 x 32
+  // of C per work-item in 16 AVX-512 registers, groups of 4 x 2 share the packed panels through
+  // the caches; intel: 8 x 16 per work-item = 16 AVX2 registers.
+  static const std::vector<ParamSpec> p = {
+      {"gemm.mwg", "rows of C per work-group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 128}, {"opencl/amd-gcn", 64}, {"opencl/*", 32}}},
+      {"gemm.nwg", "columns of C per work-group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 128}, {"opencl/generic", 32}, {"opencl/*", 64}}},
+      {"gemm.kwg", "gpu kernels: k-step through local memory (unrolled: keep it small)", 1, 256, Shape::any,
+       {{"opencl/generic", 8}, {"opencl/*", 16}}},
+      {"gemm.mdimc", "work-items along m per group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 16}, {"opencl/amd-gcn", 16}, {"opencl/generic", 8}, {"opencl/*", 4}}},
+      {"gemm.ndimc", "work-items along n per group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 16}, {"opencl/amd-gcn", 16}, {"opencl/pocl-cpu", 2}, {"opencl/intel-cpu", 4},
+        {"opencl/generic", 8}}},
+      {"gemm.vw", "cpu kernels: vector width along n", 1, 16, Shape::vector_width,
+       {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/*", 1}}},
+      // The FP64 tensor cores (mma.sync m16n8k4) and cp.async are reachable only through inline
+      // PTX; elsewhere 2 falls back to gemm.cl.
+      {"gemm.kernels", "1: gemm.cl; 2: gemm_ptx.cl (inline PTX) where the platform is NVIDIA's", 1, 2, Shape::any,
+       {{"opencl/nvidia", 2}, {"opencl/*", 1}}},
+      {"gemm.tiles", "CUDA: -1 wide or narrow tiles by wave efficiency; 0 wide; 1 narrow", -1, 1, Shape::any,
+       {{"cuda/*", -1}}},
+      {"gemm.min_flops_per_thread", "cpu: flops per thread below which fewer threads run", 1, 1LL << 40, Shape::any,
+       {{"cpu/*", 1 << 21}}},
+  };
+  return p;
+}
+
+}  // namespace tessera::tuning

@@ -1,0 +1,42 @@
+// SpMV (CSR). The kernel choice itself is one policy for every device (plan/spmv_policy.hpp);
+// these are its thresholds and the kernels' launch shapes.
+#include "tuning/tuning.hpp"
+
+namespace tessera::tuning {
+
+const std::vector<ParamSpec>& spmv_params() {
+  static const std::vector<ParamSpec> p = {
+      {"spmv.wg", "OpenCL work-group size of the spmv kernels", 1, 1024, Shape::pow2,
+       {{"opencl/nvidia", 256}, {"opencl/amd-gcn", 256}, {"opencl/pocl-cpu", 64}, {"opencl/intel-cpu", 64},
+        {"opencl/generic", 64}}},
+      // A warp (wavefront) per row at most: its tree needs no cross-warp traffic.
+      {"spmv.max_lanes", "vector kernel: most work-items per row", 1, 64, Shape::pow2,
+       {{"cuda/*", 32}, {"opencl/amd-gcn", 64}, {"opencl/pocl-cpu", 1}, {"opencl/intel-cpu", 1}, {"opencl/*", 32}}},
+      {"spmv.min_lanes", "vector kernel: fewest work-items per row", 1, 64, Shape::pow2,
+       {{"cuda/*", 2}, {"opencl/*", 1}}},
+      // CUDA halves the power of two at or above the mean row length, so each lane does about
+      // two products; OpenCL keeps it (one product per lane).
+      {"spmv.lanes_shift", "vector kernel: lanes = (power of two >= mean row length) >> this", 0, 4, Shape::any,
+       {{"cuda/*", 1}, {"opencl/*", 0}}},
+      {"spmv.rows_per_item", "cpu kernels: consecutive rows per work-item", 1, 1024, Shape::any,
+       {{"opencl/pocl-cpu", 32}, {"opencl/*", 16}}},
+      // Short, even rows read as one coalesced run per group (a warp per 32 rows on CUDA).
+      {"spmv.stream_mean", "stream kernel for unskewed rows of mean length up to this (0: never)", 0, 1 << 20,
+       Shape::any, {{"cuda/*", 12}, {"opencl/nvidia", 12}, {"opencl/*", 0}}},
+      // H200, 2026-11-22, 4M power-law rows of 3-10000 on NVIDIA OpenCL: merge 0.285 / 0.396 ms
+      // (f32 / f64) against 0.466 / 0.788 ms for the vector kernel.
+      {"spmv.merge_skew", "merge-path kernel when the longest row exceeds spmv.long_row and this x the mean (0: never)",
+       0, 1 << 20, Shape::any, {{"cuda/*", 8}, {"opencl/nvidia", 8}, {"opencl/amd-gcn", 8}, {"opencl/*", 0}}},
+      {"spmv.long_row", "rows up to this long never count as skewed", 1, 1 << 20, Shape::any,
+       {{"cuda/*", 64}, {"opencl/*", 64}}},
+      // Tiles of spmv.wg x merge_items rows + nonzeros; on NVIDIA 2 or 8 items per work-item
+      // were slower (f64 0.456 / 0.760 ms against 0.396 ms with 4, H200, 2026-11-22).
+      {"spmv.merge_items", "OpenCL merge kernel: path items per work-item", 1, 64, Shape::any, {{"opencl/*", 4}}},
+      // Per thread: nonzeros + rows (a row costs its row_ptr entry and y element).
+      {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
+       Shape::any, {{"cpu/*", 1 << 15}}},
+  };
+  return p;
+}
+
+}  // namespace tessera::tuning

@@ -1,0 +1,35 @@
+// Sparse triangular solve. The level schedule is computed once (plan/level_schedule.hpp); these
+// set how a device walks it.
+#include "tuning/tuning.hpp"
+
+namespace tessera::tuning {
+
+const std::vector<ParamSpec>& sptrsv_params() {
+  static const std::vector<ParamSpec> p = {
+      {"sptrsv.wg", "OpenCL level kernels: work-group size (smaller levels run as one group with barriers)", 1, 1024,
+       Shape::any,
+       {{"opencl/nvidia", 256}, {"opencl/amd-gcn", 256}, {"opencl/pocl-cpu", 64}, {"opencl/intel-cpu", 64},
+        {"opencl/generic", 64}}},
+      // H200, 2026-11-22, lower triangle of the 128^3 Laplacian on NVIDIA OpenCL: sync-free
+      // 0.72 / 1.56 ms (f32 / f64) against 2.10 / 2.91 ms for one launch per level.
+      {"sptrsv.syncfree", "OpenCL gpu: one sync-free launch when the levels hold this many rows on average (0: never)",
+       0, 1 << 20, Shape::any, {{"opencl/nvidia", 32}, {"opencl/*", 0}}},
+      {"sptrsv.groups_per_cu", "OpenCL sync-free: groups per compute unit", 1, 64, Shape::any,
+       {{"opencl/nvidia", 2}, {"opencl/*", 4}}},
+      {"sptrsv.syncfree_wg", "OpenCL sync-free: work-items per group and rows per task", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 128}, {"opencl/generic", 64}, {"opencl/*", 256}}},
+      // 1 or 4 groups per SM, groups of 64 or 256, back-off up to 1 or 1024 ns were within
+      // -5%..+32% of 2 x 128 with 256 ns (H200, NVIDIA OpenCL).
+      {"sptrsv.sleep_ns", "sync-free solves: longest back-off of a waiting thread, ns (0: spin)", 0, 1 << 20,
+       Shape::any, {{"cuda/*", 256}, {"opencl/nvidia", 256}, {"opencl/*", 0}}},
+      // H200, lower triangle of the 128^3 Laplacian, persistent grid: 2 -> 0.75 ms, 4 -> 0.88 ms,
+      // 8 -> 1.37 ms (more waiting rows, more polls competing with the stores they wait for).
+      {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the solve", 1, 32, Shape::any, {{"cuda/*", 2}}},
+      // The barrier that ends a level (~1 us) costs more than splitting less work saves.
+      {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
+       Shape::any, {{"cpu/*", 8192}}},
+  };
+  return p;
+}
+
+}  // namespace tessera::tuning

@@ -1,0 +1,33 @@
+// Star stencils. OpenCL: work-group shape in work-items (x fastest); cpu kernels: a work-item
+// computes vw consecutive cells of `rows` consecutive rows.
+#include "tuning/tuning.hpp"
+
+namespace tessera::tuning {
+
+const std::vector<ParamSpec>& stencil_params() {
+  // A warp (wavefront) spans a row segment: coalesced. pocl: a work-item does 16 cells of one
+  // row, a group 256 consecutive cells; groups spanning several rows, or work-items several
+  // rows, were slower (more concurrent streams).
+  static const std::vector<ParamSpec> p = {
+      {"stencil.lx", "work-items along x per group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 32}, {"opencl/amd-gcn", 64}, {"opencl/*", 16}}},
+      {"stencil.ly", "work-items along y per group", 1, 1024, Shape::any,
+       {{"opencl/nvidia", 8}, {"opencl/amd-gcn", 4}, {"opencl/pocl-cpu", 1}, {"opencl/intel-cpu", 1},
+        {"opencl/generic", 4}}},
+      {"stencil.vw", "cpu kernels: consecutive cells per work-item (explicit vectors)", 1, 16, Shape::vector_width,
+       {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/*", 1}}},
+      {"stencil.rows", "cpu kernels: consecutive rows per work-item", 1, 64, Shape::any, {{"opencl/*", 1}}},
+      // clang builtins: PoCL only (untested on Intel's compiler).
+      {"stencil.sweep_rows", "cpu kernels, 3D grids beyond the caches: rows per z sweep, stores streamed (0: off)", 0,
+       1024, Shape::any, {{"opencl/pocl-cpu", 16}, {"opencl/*", 0}}},
+      {"stencil.z_chunk", "CUDA 3D: planes per block along z (the register queue's run)", 1, 1 << 20, Shape::any,
+       {{"cuda/*", 64}}},
+      {"stencil.block_bytes", "cpu: bytes of a cache block of rows", 1024, 1LL << 32, Shape::any,
+       {{"cpu/*", 256 * 1024}}},
+      {"stencil.min_cells_per_thread", "cpu: cells per thread below which fewer threads run", 1, 1LL << 40,
+       Shape::any, {{"cpu/*", 1 << 14}}},
+  };
+  return p;
+}
+
+}  // namespace tessera::tuning
