@@ -170,6 +170,20 @@ void print_devices(std::ostream& o, const Report& rep) {
       o << "    details\n";
       for (const auto& kv : i.details) o << "      " << pad(kv.first, w - 2) << kv.second << "\n";
     }
+    if (!i.tuning.empty()) {
+      // Several values per line: there are dozens, and each is short.
+      o << "    tuning (" << i.tuning_class << "; TESSERA_TUNE=" << i.spec << ":key=value overrides)\n";
+      std::string line;
+      for (const auto& [key, value] : i.tuning) {
+        const std::string item = key + "=" + std::to_string(value);
+        if (!line.empty() && line.size() + item.size() + 2 > 96) {
+          o << "      " << line << "\n";
+          line.clear();
+        }
+        line += (line.empty() ? "" : "  ") + item;
+      }
+      if (!line.empty()) o << "      " << line << "\n";
+    }
   }
 }
 
@@ -265,6 +279,8 @@ nlohmann::ordered_json to_json(const Report& rep) {
     const auto& i = d.info;
     json details = json::object();
     for (const auto& [k, v] : i.details) details[k] = v;
+    json tuning = json::object();
+    for (const auto& [k, v] : i.tuning) tuning[k] = v;
     json dev = {{"spec", i.spec},
                 {"backend", i.backend},
                 {"index", i.index},
@@ -275,7 +291,9 @@ nlohmann::ordered_json to_json(const Report& rep) {
                 {"memory_bytes", i.memory_bytes},
                 {"simd_target", i.simd_target},
                 {"driver", i.driver},
-                {"details", details}};
+                {"details", details},
+                {"tuning_class", i.tuning_class},
+                {"tuning", tuning}};
     if (!d.error.empty()) dev["error"] = d.error;
     j["devices"].push_back(dev);
 

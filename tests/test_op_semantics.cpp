@@ -1,0 +1,109 @@
+// One semantics per operation, on every device alike (lib/src/ops.cpp decides it once):
+//  - alpha == 0 in gemm and trsm follows BLAS: C = beta * C and X = 0, A and B not read, so
+//    NaN and Inf in them never reach the result (beta == 0: C not read either);
+//  - an enumeration value outside its declared range (an integer cast to Trans, Uplo, Diag,
+//    ReduceOp or ConvMode) is InvalidArgument, and nothing is written.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "support/compare.hpp"
+#include "support/devices.hpp"
+#include "support/random.hpp"
+#include "tessera/tessera.hpp"
+
+using namespace tessera;
+using namespace tessera_test;
+
+namespace {
+
+template <class T>
+std::vector<T> poisoned(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v = random_vector<T>(n, seed);
+  for (std::size_t i = 0; i < n; i += 3) v[i] = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t i = 1; i < n; i += 7) v[i] = std::numeric_limits<T>::infinity();
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gemm with alpha == 0 computes beta * C without reading A or B, on every device", T, float,
+                   double) {
+  const std::int64_t m = 37, n = 29, k = 41;
+  const std::vector<T> a = poisoned<T>(static_cast<std::size_t>(m * k), 11), b = poisoned<T>(static_cast<std::size_t>(k * n), 12);
+  const std::vector<T> c0 = random_vector<T>(static_cast<std::size_t>(m * n), 13);
+  for (const Device& dev : all_devices()) {
+    run_on_device<T>(dev, Op::gemm, [&](const Device& d) {
+      for (const Trans ta : {Trans::N, Trans::T})
+        for (const double beta : {0.0, 1.0, -0.75}) {
+          auto A = ta == Trans::N ? DenseMatrix<T>::from_host(d, m, k, a) : DenseMatrix<T>::from_host(d, k, m, a);
+          auto B = DenseMatrix<T>::from_host(d, k, n, b);
+          auto C = DenseMatrix<T>::from_host(d, m, n, c0);
+          gemm(ta, Trans::N, T(0), A, B, static_cast<T>(beta), C);
+          const std::vector<T> got = C.to_host();
+          for (std::size_t i = 0; i < got.size(); ++i) {
+            const T want = static_cast<T>(beta) * c0[i];
+            REQUIRE_MESSAGE(got[i] == want, "C[" << i << "] = " << got[i] << ", expected beta * C = " << want
+                                                 << " (beta " << beta << ")");
+          }
+        }
+      // beta == 0: C is not read either (NaN in C does not survive).
+      auto A = DenseMatrix<T>::from_host(d, m, k, a);
+      auto B = DenseMatrix<T>::from_host(d, k, n, b);
+      auto C = DenseMatrix<T>::from_host(d, m, n, poisoned<T>(static_cast<std::size_t>(m * n), 14));
+      gemm(Trans::N, Trans::N, T(0), A, B, T(0), C);
+      for (const T v : C.to_host()) REQUIRE(v == T(0));
+    });
+  }
+}
+
+TEST_CASE_TEMPLATE("trsm with alpha == 0 gives X = 0 without reading A or B, on every device", T, float, double) {
+  const std::int64_t n = 23, nrhs = 9;
+  for (const Device& dev : all_devices()) {
+    run_on_device<T>(dev, Op::trsm, [&](const Device& d) {
+      for (const Uplo uplo : {Uplo::lower, Uplo::upper})
+        for (const Diag diag : {Diag::non_unit, Diag::unit}) {
+          auto A = DenseMatrix<T>::from_host(d, n, n, poisoned<T>(static_cast<std::size_t>(n * n), 21));
+          auto B = DenseMatrix<T>::from_host(d, n, nrhs, poisoned<T>(static_cast<std::size_t>(n * nrhs), 22));
+          trsm(uplo, Trans::N, diag, T(0), A, B);
+          for (const T v : B.to_host()) REQUIRE(v == T(0));
+        }
+    });
+  }
+}
+
+TEST_CASE_TEMPLATE("enumeration values outside their range throw InvalidArgument and write nothing", T, float,
+                   double) {
+  const auto bad_trans = static_cast<Trans>(2);
+  const auto bad_uplo = static_cast<Uplo>(7);
+  const auto bad_diag = static_cast<Diag>(7);
+  for (const Device& d : all_devices()) {
+    INFO("device " << d.spec());
+    const std::vector<T> sq = random_vector<T>(16, 31), v4 = random_vector<T>(4, 32);
+    auto A = DenseMatrix<T>::from_host(d, 4, 4, sq);
+    auto B = DenseMatrix<T>::from_host(d, 4, 4, sq);
+    auto C = DenseMatrix<T>::from_host(d, 4, 4, sq);
+    auto x = Vector<T>::from_host(d, v4);
+    CHECK_THROWS_AS(gemm(bad_trans, Trans::N, T(1), A, B, T(0), C), InvalidArgument);
+    CHECK_THROWS_AS(gemm(Trans::N, bad_trans, T(1), A, B, T(0), C), InvalidArgument);
+    CHECK_THROWS_AS(trsv(bad_uplo, Trans::N, Diag::non_unit, A, x), InvalidArgument);
+    CHECK_THROWS_AS(trsv(Uplo::lower, bad_trans, Diag::non_unit, A, x), InvalidArgument);
+    CHECK_THROWS_AS(trsv(Uplo::lower, Trans::N, bad_diag, A, x), InvalidArgument);
+    CHECK_THROWS_AS(trsm(bad_uplo, Trans::N, Diag::unit, T(1), A, C), InvalidArgument);
+    CHECK_THROWS_AS(trsm(Uplo::upper, bad_trans, Diag::unit, T(1), A, C), InvalidArgument);
+    CHECK_THROWS_AS(reduce(static_cast<ReduceOp>(9), x), InvalidArgument);
+    auto img = DenseMatrix<T>::from_host(d, 4, 4, sq);
+    auto filt = DenseMatrix<T>::from_host(d, 1, 1, std::vector<T>{T(2)});
+    CHECK_THROWS_AS(conv2d(static_cast<ConvMode>(9), img, filt, C), InvalidArgument);
+    auto S = CsrMatrix<T>::from_host(d, 2, 2, {0, 1, 2}, {0, 1}, {T(1), T(2)});
+    CHECK_THROWS_AS(sptrsv_analyze(Uplo::lower, bad_diag, S), InvalidArgument);
+    CHECK_THROWS_AS(sptrsv_analyze(bad_uplo, Diag::unit, S), InvalidArgument);
+    check_bitwise(C.to_host(), sq, "C after rejected calls");
+    check_bitwise(x.to_host(), v4, "x after rejected calls");
+    // The device is still usable.
+    gemm(Trans::N, Trans::N, T(1), A, B, T(0), C);
+    CHECK(std::isfinite(static_cast<double>(sum(x))));
+  }
+}

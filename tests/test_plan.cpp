@@ -1,0 +1,121 @@
+// The plan layer (lib/src/plan/): CSR row statistics computed once when a matrix is built, the
+// one SpMV kernel policy, and the one level-schedule analysis. Pure host logic.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/level_schedule.hpp"
+#include "plan/spmv_policy.hpp"
+#include "tessera/tessera.hpp"
+
+using namespace tessera;
+
+namespace {
+
+// A view that carries only what the policy reads.
+CsrView view_of(const HostCsr<double>& h) {
+  CsrView v;
+  v.rows = h.rows;
+  v.cols = h.cols;
+  v.nnz = h.nnz();
+  v.stats = csr_stats(h.row_ptr.data(), h.rows);
+  return v;
+}
+
+HostCsr<double> rows_of_lengths(const std::vector<int>& lengths, std::int64_t cols) {
+  HostCsr<double> h;
+  h.rows = static_cast<std::int64_t>(lengths.size());
+  h.cols = cols;
+  for (const int len : lengths) {
+    for (int j = 0; j < len; ++j) {
+      h.col_idx.push_back(j % static_cast<int>(cols));
+      h.values.push_back(1.0);
+    }
+    h.row_ptr.push_back(static_cast<std::int32_t>(h.col_idx.size()));
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("plan: CSR statistics are computed once at from_host and carried in the view") {
+  const auto h = rows_of_lengths({3, 0, 5, 1, 0, 7}, 8);
+  const CsrStats s = csr_stats(h.row_ptr.data(), h.rows);
+  CHECK(s.min_row == 0);
+  CHECK(s.max_row == 7);
+  CHECK(s.empty_rows == 2);
+  CHECK(s.mean_row == doctest::Approx(16.0 / 6.0));
+  CHECK(s.stddev_row > 0.0);
+  const auto A = CsrMatrix<double>::from_host(Device::open("reference"), h);
+  CHECK(A.view().stats.max_row == 7);
+  CHECK(A.view().stats.empty_rows == 2);
+  CHECK(csr_stats(h.row_ptr.data(), 0).max_row == 0);
+}
+
+TEST_CASE("plan: the SpMV policy picks merge for skewed rows, stream for short even rows, else vector lanes") {
+  const auto cuda = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "");
+  const auto ocl = tuning::Tuning::for_device("opencl/nvidia", "opencl:0", "");
+  const auto gcn = tuning::Tuning::for_device("opencl/amd-gcn", "opencl:0", "");
+  std::vector<int> skewed(1000, 4);
+  skewed[17] = 900;  // max 900 > 64 and > 8 x mean (~4.9)
+  const auto short_rows = rows_of_lengths(std::vector<int>(500, 7), 64);
+  const auto long_rows = rows_of_lengths(std::vector<int>(50, 40), 64);
+  for (const auto* t : {&cuda, &ocl}) {
+    CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), *t, false, 1024).kernel == plan::SpmvKernel::merge);
+    CHECK(plan::choose_spmv(view_of(short_rows), *t, false, 1024).kernel == plan::SpmvKernel::stream);
+    CHECK(plan::choose_spmv(view_of(long_rows), *t, false, 1024).kernel == plan::SpmvKernel::vector);
+  }
+  // Lanes: CUDA halves the power of two at or above the mean (64 -> 32, but at least 2);
+  // OpenCL keeps it, capped by max_lanes.
+  CHECK(plan::choose_spmv(view_of(long_rows), cuda, false, 1024).lanes == 32);
+  CHECK(plan::choose_spmv(view_of(long_rows), ocl, false, 1024).lanes == 32);
+  const auto mid_rows = rows_of_lengths(std::vector<int>(50, 20), 64);
+  CHECK(plan::choose_spmv(view_of(mid_rows), cuda, false, 1024).lanes == 16);
+  CHECK(plan::choose_spmv(view_of(mid_rows), ocl, false, 1024).lanes == 32);
+  // amd-gcn: no stream kernel, merge on, wavefront-wide rows at most.
+  CHECK(plan::choose_spmv(view_of(short_rows), gcn, false, 1024).kernel == plan::SpmvKernel::vector);
+  CHECK(plan::choose_spmv(view_of(short_rows), gcn, false, 1024).lanes == 8);
+  // CPU-family OpenCL devices: the rows kernel, whatever the matrix.
+  CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), ocl, true, 1024).kernel == plan::SpmvKernel::rows);
+  // merge_skew = 0 turns merge off; a skewed matrix is then not streamed either.
+  const auto nomerge = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.merge_skew=0");
+  CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), nomerge, false, 1024).kernel ==
+        plan::SpmvKernel::stream);
+}
+
+TEST_CASE("plan: level schedule of a lower and an upper triangle") {
+  // L = [2 0 0 0; 1 3 0 0; 0 0 4 0; 1 0 1 5]: levels {0, 2}, {1}, {3}.
+  const std::vector<std::int32_t> rp = {0, 1, 3, 4, 7}, ci = {0, 0, 1, 2, 0, 2, 3};
+  const std::vector<double> v = {2, 1, 3, 4, 1, 1, 5};
+  const auto s = plan::level_schedule(4, rp.data(), ci.data(), v.data(), DType::f64, Uplo::lower, Diag::non_unit);
+  CHECK(s.levels == 2);
+  CHECK(s.strict_nnz == 3);
+  CHECK(s.order == std::vector<std::int32_t>{0, 2, 1, 3});
+  CHECK(s.level_ptr == std::vector<std::int32_t>{0, 2, 4});
+  CHECK(s.diagonal == std::vector<double>{2, 3, 4, 5});
+  // Upper triangle of the same matrix: only the diagonal, one level; unit: no diagonal kept.
+  const auto u = plan::level_schedule(4, rp.data(), ci.data(), nullptr, DType::f64, Uplo::upper, Diag::unit);
+  CHECK(u.levels == 1);
+  CHECK(u.diagonal.empty());
+  CHECK(u.order == std::vector<std::int32_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("plan: a missing or zero diagonal is InvalidArgument naming the row") {
+  const std::vector<std::int32_t> rp = {0, 1, 2, 4}, ci = {0, 0, 1, 2};
+  const std::vector<float> zero_diag = {1, 1, 0, 0};  // row 1 lacks (1,1); row 2's is 0
+  try {
+    (void)plan::level_schedule(3, rp.data(), ci.data(), zero_diag.data(), DType::f32, Uplo::lower, Diag::non_unit);
+    FAIL("expected InvalidArgument");
+  } catch (const InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("row 1") != std::string::npos);
+    CHECK(std::string(e.what()).find("no diagonal entry") != std::string::npos);
+  }
+  const std::vector<std::int32_t> rp2 = {0, 1, 2}, ci2 = {0, 1};
+  const std::vector<float> v2 = {1, 0};
+  CHECK_THROWS_WITH_AS(
+      (void)plan::level_schedule(2, rp2.data(), ci2.data(), v2.data(), DType::f32, Uplo::lower, Diag::non_unit),
+      doctest::Contains("row 1 has a zero diagonal"), InvalidArgument);
+}
