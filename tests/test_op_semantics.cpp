@@ -107,3 +107,37 @@ TEST_CASE_TEMPLATE("enumeration values outside their range throw InvalidArgument
     CHECK(std::isfinite(static_cast<double>(sum(x))));
   }
 }
+
+TEST_CASE_TEMPLATE("an output that is also an input of the same call throws InvalidArgument and writes nothing", T,
+                   float, double) {
+  for (const Device& d : all_devices()) {
+    INFO("device " << d.spec());
+    const std::vector<T> sq = random_vector<T>(4, 41);
+    auto A = DenseMatrix<T>::from_host(d, 2, 2, sq);
+    auto B = DenseMatrix<T>::from_host(d, 2, 2, sq);
+    CHECK_THROWS_AS(gemm(Trans::N, Trans::N, T(1), A, B, T(0), A), InvalidArgument);  // C = A
+    CHECK_THROWS_AS(gemm(Trans::N, Trans::N, T(1), A, B, T(1), B), InvalidArgument);  // C = B
+    CHECK_THROWS_AS(gemm(Trans::N, Trans::N, T(0), A, A, T(1), A), InvalidArgument);  // even with alpha 0
+    CHECK_THROWS_AS(trsm(Uplo::lower, Trans::N, Diag::unit, T(1), A, A), InvalidArgument);
+    auto filt = DenseMatrix<T>::from_host(d, 1, 1, std::vector<T>{T(3)});
+    CHECK_THROWS_AS(conv2d(ConvMode::valid, A, filt, A), InvalidArgument);
+    Tensor4<T> t(d, 1, 1, 2, 2), f(d, 1, 1, 1, 1);
+    t.upload(sq);
+    f.upload(std::vector<T>{T(2)});
+    CHECK_THROWS_AS(conv_layer(ConvParams{}, t, f, t), InvalidArgument);
+    check_bitwise(A.to_host(), sq, "A after rejected calls");
+    check_bitwise(B.to_host(), sq, "B after rejected calls");
+    check_bitwise(t.to_host(), sq, "tensor after rejected calls");
+    // A = B as two read-only inputs is fine.
+    auto C = DenseMatrix<T>::from_host(d, 2, 2, sq);
+    gemm(Trans::N, Trans::T, T(1), A, A, T(0), C);
+    const std::vector<T> c = C.to_host();
+    CHECK(c[0] == doctest::Approx(static_cast<double>(sq[0] * sq[0] + sq[1] * sq[1])).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("conv_output_size: extents near the int64 range are InvalidArgument, not an overflow") {
+  CHECK_THROWS_AS(conv_output_size(5, 3, std::int64_t{1} << 62, 1), InvalidArgument);
+  CHECK_THROWS_AS(conv_output_size(std::int64_t{1} << 62, 3, 1, 1), InvalidArgument);
+  CHECK(conv_output_size(13, 3, 1, 1) == 13);
+}

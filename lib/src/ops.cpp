@@ -43,6 +43,16 @@ void check_triangle(const char* op, Uplo uplo, Diag diag) {
   check_enum(op, "diag", diag, Diag::unit);
 }
 
+// Outputs never share storage with an input they are computed from (BLAS's rule): the kernels
+// read inputs while they write the output, so an aliased call would compute garbage. Two
+// read-only inputs may be the same container. Handles compare allocations (views start at the
+// beginning of theirs).
+void check_not_aliased(const char* op, const char* out_name, const void* out, const char* in_name, const void* in) {
+  if (out != nullptr && out == in)
+    throw InvalidArgument(std::string(op) + ": the output " + out_name + " is the same container as the input " +
+                          in_name + "; the output needs storage of its own");
+}
+
 // alpha == 0 in gemm and trsm, as BLAS defines it and on every device alike: C = beta * C and
 // X = 0, with A and B not read (so NaN or Inf in them does not reach the result). Both run as
 // the backend's gemm with an inner dimension of 0, which every backend computes as C = beta * C
@@ -67,6 +77,11 @@ std::int64_t conv_output_size(std::int64_t in, std::int64_t filter, std::int64_t
                           std::to_string(pad) + ", stride " + std::to_string(stride) +
                           ": expected input >= 0, filter >= 1, pad >= 0, stride >= 1");
   if (in == 0) throw InvalidArgument("conv: the input extent is 0: the output would be empty");
+  // in + 2 * pad must not overflow: no tensor extent comes near 2^62.
+  constexpr std::int64_t kMaxExtent = std::int64_t{1} << 60;
+  if (in > kMaxExtent || pad > kMaxExtent || filter > kMaxExtent)
+    throw InvalidArgument("conv: input " + std::to_string(in) + ", filter " + std::to_string(filter) + ", pad " +
+                          std::to_string(pad) + ": expected each below 2^60");
   const std::int64_t span = in + 2 * pad - filter;
   if (span < 0)
     throw InvalidArgument("conv: filter extent " + std::to_string(filter) + " exceeds the padded input extent " +
@@ -129,6 +144,7 @@ void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, D
   if (B.rows() != A.rows())
     throw DimensionMismatch("trsm: A is " + shape(A.rows(), A.cols()) + ", B is " + shape(B.rows(), B.cols()) +
                             ", expected B with " + std::to_string(A.rows()) + " rows");
+  check_not_aliased("trsm", "B", B.view().data, "A", A.view().data);
   if (B.rows() == 0 || B.cols() == 0) return;
   if (alpha == T(0)) return scale_by_gemm(d.backend(), dtype_v<T>, 0.0, B.view());
   d.backend().trsm(dtype_v<T>, uplo, trans, diag, alpha, A.view(), B.view());
@@ -172,6 +188,8 @@ void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatri
   if (k != kb || C.rows() != m || C.cols() != n)
     throw DimensionMismatch(std::string("gemm: op(A) is ") + shape(m, k) + ", op(B) is " + shape(kb, n) + ", C is " +
                             shape(C.rows(), C.cols()) + "; expected op(A) m x k, op(B) k x n, C m x n");
+  check_not_aliased("gemm", "C", c.data, "A", a.data);
+  check_not_aliased("gemm", "C", c.data, "B", b.data);
   if (m == 0 || n == 0) return;
   if (alpha == T(0)) return scale_by_gemm(d.backend(), dtype_v<T>, static_cast<double>(beta), c);
   d.backend().gemm(dtype_v<T>, ta, tb, alpha, a, b, beta, c);
@@ -209,6 +227,8 @@ void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& fi
                           " filter gives an empty output");
   if (out.rows() != P || out.cols() != Q)
     throw DimensionMismatch("conv2d: out is " + shape(out.rows(), out.cols()) + ", expected " + shape(P, Q));
+  check_not_aliased("conv2d", "out", out.view().data, "image", image.view().data);
+  check_not_aliased("conv2d", "out", out.view().data, "filter", filter.view().data);
   d.backend().conv2d(dtype_v<T>, mode, image.view(), filter.view(), out.view());
 }
 
@@ -225,6 +245,8 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
                             std::to_string(out.h()) + "x" + std::to_string(out.w()) + ", expected N x K x P x Q = " +
                             std::to_string(in.n()) + "x" + std::to_string(filter.n()) + "x" + std::to_string(P) + "x" +
                             std::to_string(Q));
+  check_not_aliased("conv_layer", "out", out.view().data, "in", in.view().data);
+  check_not_aliased("conv_layer", "out", out.view().data, "filter", filter.view().data);
   if (out.size() == 0) return;
   d.backend().conv_layer(dtype_v<T>, p, in.view(), filter.view(), out.view());
 }
