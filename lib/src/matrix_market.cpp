@@ -28,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <new>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -440,7 +441,9 @@ class Reader {
       if (mirror && ri_[k] != ci_[k]) ++rp[static_cast<std::size_t>(ci_[k]) + 1];
     }
     for (std::size_t r = 0; r < static_cast<std::size_t>(rows_); ++r) rp[r + 1] += rp[r];
-    std::vector<std::int32_t> next(rp.begin(), rp.end() - 1);
+    // rp[i] serves as row i's cursor while scattering (it ends at row i + 1's start) and is
+    // shifted back after: no second rows-long array, so the reader never needs more than the
+    // matrix it returns plus the entries it read.
     A.col_idx.resize(static_cast<std::size_t>(total));
     A.values.resize(static_cast<std::size_t>(total));
     std::int32_t* col = A.col_idx.data();
@@ -449,19 +452,20 @@ class Reader {
     for (std::size_t k = 0; k < n; ++k) {
       const std::int32_t i = ri_[k], j = ci_[k];
       const T v = pattern ? T(1) : v_[k];
-      const std::int32_t at = next[static_cast<std::size_t>(i)]++;
+      const std::int32_t at = rp[static_cast<std::size_t>(i)]++;
       col[at] = j;
       val[at] = v;
       if (mirror && i != j) {
-        const std::int32_t at2 = next[static_cast<std::size_t>(j)]++;
+        const std::int32_t at2 = rp[static_cast<std::size_t>(j)]++;
         col[at2] = i;
         val[at2] = mirror_sign * v;
       }
     }
+    for (std::size_t r = static_cast<std::size_t>(rows_); r > 0; --r) rp[r] = rp[r - 1];
+    rp[0] = 0;
     std::vector<std::int32_t>().swap(ri_);
     std::vector<std::int32_t>().swap(ci_);
     std::vector<T>().swap(v_);
-    std::vector<std::int32_t>().swap(next);
 
     int dup = 0;
 #pragma omp parallel for schedule(dynamic, 4096) reduction(| : dup)
@@ -545,7 +549,15 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 template <class T>
 HostCsr<T> read_matrix_market(const std::string& path) {
-  return Reader<T>(path).read();
+  try {
+    return Reader<T>(path).read();
+  } catch (const std::bad_alloc&) {
+    // The size line is honoured (row_ptr has rows + 1 entries: that is the matrix), so a file
+    // of a few bytes may describe one too large for this host: a typed error, not bad_alloc.
+    throw OutOfMemory("read_matrix_market(" + path +
+                      "): the host has not enough memory for the matrix the file describes (its CSR needs 4 bytes "
+                      "per row plus 4 + sizeof(T) per entry)");
+  }
 }
 
 // Values are written as the shortest decimal that reads back to the same T (std::to_chars
