@@ -3,7 +3,10 @@
 // folders. The registry's use of the loader is tested in tests/plugins/registry_test.cpp.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -202,4 +205,50 @@ TEST_CASE("plugin loader: search folders are TESSERA_PLUGIN_PATH's, then libtess
     CHECK(p.device_count == 0);
     CHECK(contains(p.reason, "not found"));
   }
+}
+
+TEST_CASE("plugin loader: a damaged plugin file is refused before dlopen, with the reason") {
+  // Copies of a good plugin, cut short or with a broken header, under names of their own.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tessera-damaged-plugins-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path good = plugin_dir + "/libtessera-testgood.so";
+  const auto size = fs::file_size(good);
+  auto make = [&](const std::string& name, std::uintmax_t keep, bool scramble_machine) {
+    const fs::path p = dir / ("libtessera-" + name + ".so");
+    fs::copy_file(good, p, fs::copy_options::overwrite_existing);
+    fs::resize_file(p, keep);
+    if (scramble_machine) {  // e_machine sits at byte 18 of the ELF header
+      std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(18);
+      f.put(static_cast<char>(0x7e));
+    }
+  };
+  make("half", size / 2, false);
+  make("header", 40, false);
+  make("empty", 0, false);
+  make("machine", size, true);
+  const std::pair<const char*, const char*> cases[] = {
+      {"half", "truncated"}, {"header", "shorter than an ELF header"}, {"empty", "shorter than an ELF header"},
+      {"machine", "another machine"}};
+  for (const auto& [name, why] : cases) {
+    const PluginProbe p = probe_plugin(name, {dir.string()});
+    CAPTURE(p.reason);
+    CHECK(p.api == nullptr);
+    CHECK(p.device_count == 0);
+    CHECK(contains(p.reason, "cannot load"));
+    CHECK(contains(p.reason, why));
+  }
+  // A file that is not ELF at all.
+  { std::ofstream(dir / "libtessera-text.so") << "not a shared object\n"; }
+  CHECK(contains(probe_plugin("text", {dir.string()}).reason, "not an ELF file"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("registry: a program that only opens cpu never loads a plugin") {
+  // Run by ctest registry.lazy_plugins with TESSERA_EXTRA_PLUGINS naming a plugin that aborts
+  // when loaded: reaching the end shows it was never opened.
+  const tessera::Device cpu = tessera::Device::open("cpu");
+  auto x = tessera::Vector<double>::from_host(cpu, std::vector<double>{1.0, 2.0, 3.5});
+  CHECK(tessera::sum(x) == 6.5);
 }

@@ -31,7 +31,7 @@ class Registry {
   std::vector<BackendStatus> statuses() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<BackendStatus> out;
-    for (const auto& e : entries_) out.push_back(e.status);
+    for (auto& e : entries_) out.push_back(probed(e).status);
     return out;
   }
 
@@ -39,7 +39,7 @@ class Registry {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<DeviceInfo> out;
     for (auto& e : entries_)
-      for (int i = 0; i < e.status.device_count; ++i) {
+      for (int i = 0; i < probed(e).status.device_count; ++i) {
         // One device that cannot be opened must not hide the others (nor make every program
         // that lists devices fail): it is left out here, and open_locked has put the reason
         // into backends().
@@ -65,6 +65,7 @@ class Registry {
     std::lock_guard<std::mutex> lock(mutex_);
     Entry* entry = find(name);
     if (entry == nullptr) throw InvalidArgument("unknown device spec '" + spec + "': expected " + known_specs());
+    probed(*entry);
     if (!entry->status.available)
       throw BackendUnavailable("device '" + spec + "': backend " + name + " is unavailable: " + entry->status.reason);
     if (index >= entry->status.device_count)
@@ -77,6 +78,9 @@ class Registry {
  private:
   struct Entry {
     BackendStatus status;
+    // Plugins are opened lazily: only when their backend is listed or opened, so a damaged
+    // OpenCL plugin cannot touch a program that only ever opens "cpu".
+    std::function<void(Entry&)> probe;
     std::function<std::unique_ptr<Backend>(int)> create;
     std::vector<std::weak_ptr<Backend>> opened;     // one per device index
     std::vector<std::shared_ptr<const DeviceInfo>> infos;
@@ -118,16 +122,29 @@ class Registry {
       entries_.push_back(std::move(e));
       return;
     }
-    const detail::PluginProbe probe = detail::probe_plugin(name, dirs);
-    e.status.location = probe.path;
-    e.status.device_count = probe.device_count;
-    e.status.available = probe.device_count > 0;
-    e.status.reason = probe.reason;
-    if (probe.api != nullptr) {
-      const TesseraPluginV1* api = probe.api;
-      e.create = [api](int index) { return std::unique_ptr<Backend>(api->create_backend(index)); };
-    }
+    e.status.reason = "not probed yet";
+    e.probe = [name, dirs](Entry& self) {
+      const detail::PluginProbe probe = detail::probe_plugin(name, dirs);
+      self.status.location = probe.path;
+      self.status.device_count = probe.device_count;
+      self.status.available = probe.device_count > 0;
+      self.status.reason = probe.reason;
+      if (probe.api != nullptr) {
+        const TesseraPluginV1* api = probe.api;
+        self.create = [api](int index) { return std::unique_ptr<Backend>(api->create_backend(index)); };
+      }
+    };
     entries_.push_back(std::move(e));
+  }
+
+  // The entry with its plugin probed (once; the caller holds the lock).
+  Entry& probed(Entry& e) {
+    if (e.probe) {
+      const auto probe = std::move(e.probe);
+      e.probe = nullptr;
+      probe(e);
+    }
+    return e;
   }
 
   Entry* find(const std::string& name) {
@@ -193,13 +210,13 @@ class Registry {
     std::lock_guard<std::mutex> lock(mutex_);
     // A GPU that fails to open is passed over for the next choice (backends() says why);
     // cpu is the last resort, so its error, if any, is the one that reaches the caller.
-    if (Entry* cuda = find("cuda"); cuda != nullptr && cuda->status.available) {
+    if (Entry* cuda = find("cuda"); cuda != nullptr && probed(*cuda).status.available) {
       try {
         return open_locked(*cuda, 0);
       } catch (const std::exception&) {
       }
     }
-    if (Entry* ocl = find("opencl"); ocl != nullptr && ocl->status.available)
+    if (Entry* ocl = find("opencl"); ocl != nullptr && probed(*ocl).status.available)
       for (int i = 0; i < ocl->status.device_count; ++i) {
         try {
           Device d = open_locked(*ocl, i);
