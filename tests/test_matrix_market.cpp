@@ -522,6 +522,24 @@ TEST_CASE("Matrix Market: values that underflow read as zero, inf and nan as wri
   CHECK(std::signbit(F.values[3]));
 }
 
+TEST_CASE("Matrix Market: duplicates that sum past the value type's range are a ParseError, as one such value is") {
+  TempDir dir;
+  // Each 3e38 fits a float; their sum does not. In double it does.
+  write_bytes(dir.file("big.mtx"), std::string(kGeneral) + "2 2 3\n1 1 3e38\n1 1 3e38\n2 2 1\n");
+  CHECK_THROWS_WITH_AS(tessera::read_matrix_market<float>(dir.file("big.mtx")),
+                       doctest::Contains("duplicate entries of (1, 1)"), tessera::ParseError);
+  CHECK(tessera::read_matrix_market<double>(dir.file("big.mtx")).values[0] == 6e38);
+  write_bytes(dir.file("one.mtx"), std::string(kGeneral) + "1 1 1\n1 1 6e38\n");
+  CHECK_THROWS_AS(tessera::read_matrix_market<float>(dir.file("one.mtx")), tessera::ParseError);
+  // A huge declared size with no entries is honoured (that is the matrix), in the memory its
+  // CSR needs: 4 bytes per row.
+  write_bytes(dir.file("tall.mtx"), std::string(kGeneral) + "3000000 1 0\n");
+  const auto T = tessera::read_matrix_market<float>(dir.file("tall.mtx"));
+  CHECK(T.rows == 3000000);
+  CHECK(T.row_ptr.size() == 3000001);
+  CHECK(T.row_ptr.back() == 0);
+}
+
 // ---- the real matrices of the shared data folder ----
 
 namespace {

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -475,7 +476,7 @@ class Reader {
       for (std::int32_t k = b + 1; k < e; ++k)
         if (col[k] == col[k - 1]) dup = 1;
     }
-    if (dup) sum_duplicates(A);
+    if (dup) sum_duplicates(A, path_);
     return A;
   }
 
@@ -506,7 +507,7 @@ class Reader {
   }
 
   // Merges runs of equal columns (rows already sorted), summing in double, in place.
-  static void sum_duplicates(HostCsr<T>& A) {
+  static void sum_duplicates(HostCsr<T>& A, const std::string& path) {
     auto& rp = A.row_ptr;
     std::int32_t w = 0;
     for (std::size_t r = 0; r < static_cast<std::size_t>(A.rows); ++r) {
@@ -517,6 +518,12 @@ class Reader {
         double s = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
         for (++k; k < e && A.col_idx[static_cast<std::size_t>(k)] == c; ++k)
           s += static_cast<double>(A.values[static_cast<std::size_t>(k)]);
+        // A sum of finite entries that leaves T's range is the same error as one entry that
+        // does (a ParseError), not a silent inf.
+        if (std::isfinite(s) && !std::isfinite(static_cast<T>(s)))
+          throw ParseError("read_matrix_market(" + path + "): the duplicate entries of (" + std::to_string(r + 1) +
+                           ", " + std::to_string(c + 1) + ") sum to " + std::to_string(s) +
+                           ", outside the range of the value type");
         A.col_idx[static_cast<std::size_t>(w)] = c;
         A.values[static_cast<std::size_t>(w)] = static_cast<T>(s);
         ++w;
