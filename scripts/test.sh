@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, build (Release) and run every test; then build the tests again
 # with AddressSanitizer + UndefinedBehaviorSanitizer and run them once more.
-# Last, the aarch64 cross build under QEMU (scripts/cross-arm.sh).
+# Then the fuzz targets under libFuzzer (scripts/fuzz.sh); last, the aarch64 cross build under
+# QEMU (scripts/cross-arm.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -21,6 +22,13 @@ TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" \
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
+
+echo "== Fuzz: the Matrix Market reader and CSR validation under libFuzzer + ASan + UBSan"
+# >= 200,000 executions per target from the corpus in tests/fuzz/corpus (scripts/fuzz.sh);
+# TESSERA_TEST_FUZZ=0 leaves it out.
+if [[ ${TESSERA_TEST_FUZZ:-1} != 0 ]]; then
+  "$root/scripts/fuzz.sh"
+fi
 
 echo "== aarch64 cross build, tests under QEMU (NEON, SVE, SVE2)"
 # The same suite on 64-bit ARM, emulated, with the big random cases scaled down

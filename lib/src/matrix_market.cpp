@@ -46,6 +46,7 @@ namespace {
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 // The first read and the initial line buffer; a line longer than this grows the buffer.
 constexpr std::size_t kChunk = std::size_t{1} << 20;
+constexpr std::size_t kFirstChunk = std::size_t{1} << 14;
 
 enum class Field { real, integer, pattern };
 enum class Symmetry { general, symmetric, skew };
@@ -154,13 +155,17 @@ class Reader {
                             "': " + (errno ? std::strerror(errno) : "zlib could not allocate its state"));
     gzbuffer(file.get(), 1u << 17);
 
-    std::vector<char> buf(kChunk);
+    // The buffer starts small and doubles while reads fill it, up to kChunk: a small file costs
+    // no megabyte of zeroed memory (the fuzz target reads hundreds of thousands of them).
+    std::vector<char> buf(kFirstChunk);
     std::size_t have = 0;  // bytes of an unfinished line kept at the front of buf
-    bool eof = false;
+    bool eof = false, filled = false;
     while (!eof) {
       if (have == buf.size()) {
         // No line end in the whole buffer: a binary file fails here instead of growing it.
         if (stage_ == Stage::banner) banner(buf.data(), buf.data() + std::min<std::size_t>(have, 200));
+        buf.resize(buf.size() * 2);
+      } else if (filled && buf.size() < kChunk) {
         buf.resize(buf.size() * 2);
       }
       const std::size_t want = std::min<std::size_t>(buf.size() - have, INT_MAX);
@@ -180,6 +185,7 @@ class Reader {
         truncated = err == Z_BUF_ERROR;
       }
       have += static_cast<std::size_t>(n);
+      filled = static_cast<std::size_t>(n) == want;
 
       const char* p = buf.data();
       const char* const end = p + have;
