@@ -1,5 +1,5 @@
 # The API reference: Doxygen over the public headers (lib/include/tessera/*.hpp) and the pages
-# in docs/*.md, HTML into <build>/docs/api/html. `cmake --build build --target tessera-docs`
+# in docs/*.md (README.md is the main page), HTML into <build>/docs/api/html. `cmake --build build --target tessera-docs`
 # builds it; it is not part of the default build. Every Doxygen warning fails (an undocumented
 # public declaration, a \param naming no parameter, a broken \ref), and so does the ctest
 # docs.doxygen, so CI keeps the public headers documented.
@@ -16,7 +16,8 @@ if(TESSERA_DOCS)
   set(TESSERA_DOXYFILE ${PROJECT_BINARY_DIR}/docs/Doxyfile)
   configure_file(${PROJECT_SOURCE_DIR}/docs/Doxyfile.in ${TESSERA_DOXYFILE} @ONLY)
   file(GLOB TESSERA_DOCS_INPUTS CONFIGURE_DEPENDS
-       ${PROJECT_SOURCE_DIR}/lib/include/tessera/*.hpp ${PROJECT_SOURCE_DIR}/docs/*.md)
+       ${PROJECT_SOURCE_DIR}/lib/include/tessera/*.hpp ${PROJECT_SOURCE_DIR}/docs/*.md
+       ${PROJECT_SOURCE_DIR}/README.md)
   add_custom_target(tessera-docs
     COMMAND Doxygen::doxygen ${TESSERA_DOXYFILE}
     WORKING_DIRECTORY ${PROJECT_BINARY_DIR}/docs
