@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git doxygen
   # libraries the build needs
   libhwy-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   # OpenCL: ICD loader, C++ bindings, and PoCL so the OpenCL plugin runs on the CPU in tests

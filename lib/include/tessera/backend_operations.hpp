@@ -1,10 +1,13 @@
-// The operations of the Backend interface, each signature written once as a macro, so the typed
-// adapter (typed_backend.hpp), every backend's declarations and every explicit instantiation
-// derive from the same text. An entry reads: Op, return type, name, (parameters after the
-// DType), (argument names). Backend (backend.hpp) declares the same methods by hand, with their
-// documentation; a mismatch fails to compile (TypedBackend's overrides are marked final).
+/// \file
+/// The operations of the Backend interface, each signature written once as a macro, so the typed
+/// adapter (typed_backend.hpp), every backend's declarations and every explicit instantiation
+/// derive from the same text. An entry reads: Op, return type, name, (parameters after the
+/// DType), (argument names). Backend (backend.hpp) declares the same methods by hand, with their
+/// documentation; a mismatch fails to compile (TypedBackend's overrides are marked final).
 #pragma once
 
+/// One entry per Backend operation: Op, R, name, (params), (args), as described above.
+///@{
 #define TESSERA_OP_reduce Op::reduce, double, reduce, (ReduceOp op, const VecView& x), (op, x)
 #define TESSERA_OP_dot Op::dot, double, dot, (const VecView& x, const VecView& y), (x, y)
 #define TESSERA_OP_spmv                                                                                   \
@@ -33,12 +36,13 @@
   Op::conv_layer, void, conv_layer,                                                                              \
       (const ConvParams& p, const TensorView& in, const TensorView& filter, const TensorView& out), (p, in, filter, \
                                                                                                      out)
+///@}
 
 // Helpers: expand an entry into a macro's five arguments; strip a parameter list's parentheses.
 #define TESSERA_APPLY_(M, ...) M(__VA_ARGS__)
 #define TESSERA_UNPAREN_(...) __VA_ARGS__
 
-// X(Op, R, name, (params), (args)) for every operation.
+/// X(Op, R, name, (params), (args)) for every operation.
 #define TESSERA_FOR_EACH_BACKEND_OP(X)                                                                      \
   TESSERA_APPLY_(X, TESSERA_OP_reduce)                                                                     \
   TESSERA_APPLY_(X, TESSERA_OP_dot)                                                                        \
@@ -52,15 +56,17 @@
   TESSERA_APPLY_(X, TESSERA_OP_conv2d)                                                                     \
   TESSERA_APPLY_(X, TESSERA_OP_conv_layer)
 
-// Inside a class derived from TypedBackend<Derived>: declares the typed operations
-// `template <class T> R name(params);` that the backend defines in its op files.
+/// \def TESSERA_TYPED_BACKEND_OPERATIONS
+/// Inside a class derived from TypedBackend<Derived>: declares the typed operations
+/// `template <class T> R name(params);` that the backend defines in its op files.
 #define TESSERA_DECLARE_TYPED_OP_(OP, R, NAME, PARAMS, ARGS) \
   template <class T>                                         \
   R NAME PARAMS;
 #define TESSERA_TYPED_BACKEND_OPERATIONS TESSERA_FOR_EACH_BACKEND_OP(TESSERA_DECLARE_TYPED_OP_)
 
-// In the op file that defines B::name<T>: instantiates it for float and double, e.g.
-// TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv).
+/// \def TESSERA_INSTANTIATE_TYPED_OP
+/// In the op file that defines B::name<T>: instantiates it for float and double, e.g.
+/// `TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)`.
 #define TESSERA_INSTANTIATE_TYPED_OP_(B, OP, R, NAME, PARAMS, ARGS) \
   template R B::NAME<float> PARAMS;                                 \
   template R B::NAME<double> PARAMS;

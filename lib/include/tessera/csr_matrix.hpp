@@ -1,7 +1,8 @@
-// CsrMatrix<T>: compressed sparse rows with int32 indices, owned by one device. Built from
-// host arrays whose structure is validated first: a bad structure throws InvalidArgument and
-// allocates nothing. Immutable once built; copies share the device storage (so an analysis
-// plan can keep its matrix alive).
+/// \file
+/// CsrMatrix<T>: compressed sparse rows with int32 indices, owned by one device. Built from
+/// host arrays whose structure is validated first: a bad structure throws InvalidArgument and
+/// allocates nothing. Immutable once built; copies share the device storage (so an analysis
+/// plan can keep its matrix alive).
 #pragma once
 
 #include <cstdint>
@@ -14,14 +15,17 @@
 
 namespace tessera {
 
-// A CSR matrix in host memory (what Matrix Market reading returns).
+/// A CSR matrix in host memory (what Matrix Market reading returns).
 template <class T>
 struct HostCsr {
+  /// Rows and columns.
+  ///@{
   std::int64_t rows = 0, cols = 0;
-  std::vector<std::int32_t> row_ptr{0};
-  std::vector<std::int32_t> col_idx;
-  std::vector<T> values;
-  std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
+  ///@}
+  std::vector<std::int32_t> row_ptr{0};  ///< rows + 1 offsets into col_idx and values
+  std::vector<std::int32_t> col_idx;     ///< column of each entry, 0-based
+  std::vector<T> values;                 ///< value of each entry
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }  ///< stored entries
 };
 
 namespace detail {
@@ -32,6 +36,8 @@ void validate_csr(std::int64_t rows, std::int64_t cols, const std::int32_t* row_
 std::uint64_t next_generation();
 }  // namespace detail
 
+/// Compressed sparse rows with int32 indices, owned by one device; immutable once built, and
+/// copies share the device storage. See csr_matrix.hpp.
 template <class T>
 class CsrMatrix {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "CsrMatrix<T>: T is float or double");
@@ -39,6 +45,8 @@ class CsrMatrix {
  public:
   CsrMatrix() = default;
 
+  /// Validates the structure (throws InvalidArgument naming the first violation, allocating
+  /// nothing), then copies the arrays to `device` and computes the row statistics (CsrStats).
   static CsrMatrix from_host(const Device& device, std::int64_t rows, std::int64_t cols,
                              const std::vector<std::int32_t>& row_ptr, const std::vector<std::int32_t>& col_idx,
                              const std::vector<T>& values) {
@@ -60,10 +68,12 @@ class CsrMatrix {
     m.st_ = std::move(st);
     return m;
   }
+  /// As from_host above, from a HostCsr.
   static CsrMatrix from_host(const Device& device, const HostCsr<T>& h) {
     return from_host(device, h.rows, h.cols, h.row_ptr, h.col_idx, h.values);
   }
 
+  /// A copy in host memory.
   HostCsr<T> to_host() const {
     HostCsr<T> h;
     h.rows = rows();
@@ -78,14 +88,16 @@ class CsrMatrix {
     return h;
   }
 
-  std::int64_t rows() const { return st_ ? st_->rows : 0; }
-  std::int64_t cols() const { return st_ ? st_->cols : 0; }
-  std::int64_t nnz() const { return st_ ? st_->nnz : 0; }
+  std::int64_t rows() const { return st_ ? st_->rows : 0; }  ///< 0 for an empty matrix
+  std::int64_t cols() const { return st_ ? st_->cols : 0; }  ///< 0 for an empty matrix
+  std::int64_t nnz() const { return st_ ? st_->nnz : 0; }    ///< stored entries
+  /// The owning device; an empty handle for a default-constructed matrix.
   const Device& device() const {
     static const Device none;
     return st_ ? st_->row_ptr.device() : none;
   }
 
+  /// What a backend receives: handles, extents, generation and statistics.
   CsrView view() const {
     if (!st_) return {};
     return {st_->row_ptr.handle(), st_->col_idx.handle(), st_->values.handle(),

@@ -1,4 +1,5 @@
-// Grid<T>: a 2D (ny x nx) or 3D (nz x ny x nx) structured grid, x fastest, owned by one device.
+/// \file
+/// Grid<T>: a 2D (ny x nx) or 3D (nz x ny x nx) structured grid, x fastest, owned by one device.
 #pragma once
 
 #include <cstdint>
@@ -14,32 +15,38 @@ namespace detail {
 std::int64_t checked_cells(std::initializer_list<std::int64_t> extents, const char* what);
 }  // namespace detail
 
+/// A 2D (ny x nx) or 3D (nz x ny x nx) structured grid, x fastest, owned by one device.
 template <class T>
 class Grid {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "Grid<T>: T is float or double");
 
  public:
   Grid() = default;
+  /// A 2D grid of ny x nx cells (contents unspecified).
   Grid(const Device& device, std::int64_t nx, std::int64_t ny) : Grid(device, 2, nx, ny, 1) {}
+  /// A 3D grid of nz x ny x nx cells (contents unspecified).
   Grid(const Device& device, std::int64_t nx, std::int64_t ny, std::int64_t nz) : Grid(device, 3, nx, ny, nz) {}
 
-  int ndim() const { return ndim_; }
-  std::int64_t nx() const { return nx_; }
-  std::int64_t ny() const { return ny_; }
-  std::int64_t nz() const { return nz_; }
-  std::int64_t size() const { return nx_ * ny_ * nz_; }
-  const Device& device() const { return buf_.device(); }
+  int ndim() const { return ndim_; }       ///< 2 or 3
+  std::int64_t nx() const { return nx_; }  ///< cells along x (fastest)
+  std::int64_t ny() const { return ny_; }  ///< cells along y
+  std::int64_t nz() const { return nz_; }  ///< cells along z (1 in 2D)
+  std::int64_t size() const { return nx_ * ny_ * nz_; }   ///< number of cells
+  const Device& device() const { return buf_.device(); }  ///< the owning device
 
+  /// Copies all cells from the host, x fastest; host.size() must be size().
   void upload(const std::vector<T>& host) {
     check_host(host.size(), "upload");
     buf_.upload(host.data(), host.size() * sizeof(T));
   }
+  /// A host copy of all cells, x fastest.
   std::vector<T> to_host() const {
     std::vector<T> h(static_cast<std::size_t>(size()));
     buf_.download(h.data(), h.size() * sizeof(T));
     return h;
   }
 
+  /// What a backend receives.
   GridView view() const { return {buf_.handle(), ndim_, nx_, ny_, nz_}; }
 
  private:

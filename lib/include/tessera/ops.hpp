@@ -1,6 +1,10 @@
-// The six operations. Each checks its arguments (shapes, one device for all operands) and
-// throws a typed error before anything is written; then the operands' device runs it.
-// Implemented for T = float and T = double.
+/// \file
+/// The six operations. Each checks its arguments (shapes, one device for all operands) and
+/// throws a typed error before anything is written; then the operands' device runs it.
+/// Implemented for T = float and T = double.
+///
+/// Enumerations (Trans, Uplo, Diag, ReduceOp, ConvMode) outside their declared values throw
+/// InvalidArgument in every operation.
 #pragma once
 
 #include <cstdint>
@@ -17,15 +21,18 @@
 namespace tessera {
 
 // ---- reduce ----
-// Accurate for long float inputs (tree order, not one running float sum). sum, sum_squares
-// and max_abs of an empty vector are 0; min and max of an empty vector throw InvalidArgument.
-// When x holds a NaN, min/max/max_abs are unspecified (the reference returns NaN; SIMD
-// backends may return NaN or ignore it).
+/// Reduces x with `op`. Accurate for long float inputs (tree order, not one running float sum).
+/// sum, sum_squares and max_abs of an empty vector are 0; min and max of an empty vector throw
+/// InvalidArgument. When x holds a NaN, min/max/max_abs are unspecified (the reference returns
+/// NaN; SIMD backends may return NaN or ignore it).
 template <class T>
 T reduce(ReduceOp op, const Vector<T>& x);
+/// The dot product of x and y (same size), accurate as reduce.
 template <class T>
 T dot(const Vector<T>& x, const Vector<T>& y);
 
+/// reduce(ReduceOp::sum, x), and likewise for min, max, sum_squares and max_abs.
+///@{
 template <class T>
 T sum(const Vector<T>& x) { return reduce(ReduceOp::sum, x); }
 template <class T>
@@ -36,43 +43,42 @@ template <class T>
 T sum_squares(const Vector<T>& x) { return reduce(ReduceOp::sum_squares, x); }
 template <class T>
 T max_abs(const Vector<T>& x) { return reduce(ReduceOp::max_abs, x); }
+///@}
 
 // ---- sparse matrix-vector product ----
-// y = alpha * A * x + beta * y. With beta == 0, y is only written. alpha == 0 is not a special
-// case: A and x are still read (in BLAS terms, the formula is computed literally). Duplicate
-// entries of a row (CSR allows them) each add their product. x and y must be different vectors.
+/// y = alpha * A * x + beta * y. With beta == 0, y is only written. alpha == 0 is not a special
+/// case: A and x are still read (in BLAS terms, the formula is computed literally). Duplicate
+/// entries of a row (CSR allows them) each add their product. x and y must be different vectors.
 template <class T>
 void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y);
 
 // ---- dense triangular solves ----
-// Enumerations (Trans, Uplo, Diag, ReduceOp, ConvMode) outside their declared values throw
-// InvalidArgument in every operation.
-//
-// Solve op(A) x = b in place: x holds b on entry and the solution on return. A is n x n; only
-// the triangle named by uplo is read. A zero on the diagonal (Diag::non_unit) is not checked,
-// as in BLAS: the result then holds inf/NaN.
+/// Solve op(A) x = b in place: x holds b on entry and the solution on return. A is n x n; only
+/// the triangle named by uplo is read. A zero on the diagonal (Diag::non_unit) is not checked,
+/// as in BLAS: the result then holds inf/NaN.
 template <class T>
 void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x);
-// Solve op(A) X = alpha * B for n x nrhs B, in place (B holds X on return). With alpha == 0,
-// X = 0 as in BLAS, on every device: A and B are not read (NaN/Inf in them do not propagate).
+/// Solve op(A) X = alpha * B for n x nrhs B, in place (B holds X on return). With alpha == 0,
+/// X = 0 as in BLAS, on every device: A and B are not read (NaN/Inf in them do not propagate).
 template <class T>
 void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B);
 
 // ---- sparse triangular solve ----
-// The analysis (level sets, diagonal positions, ...) is done once and reused by every solve.
-// It uses the triangle of A named by uplo and ignores the rest; with Diag::unit the diagonal is
-// taken as 1 and stored diagonal entries are ignored too. With Diag::non_unit a missing
-// or zero diagonal entry makes the matrix singular: sptrsv_analyze throws InvalidArgument
-// naming the row (rows counted from 0), so solves never divide by zero.
+/// What sptrsv_analyze returns: the matrix and the backend's analysis of it, for sptrsv_solve.
+/// The analysis (level sets, diagonal positions, ...) is done once and reused by every solve.
+/// It uses the triangle of A named by uplo and ignores the rest; with Diag::unit the diagonal is
+/// taken as 1 and stored diagonal entries are ignored too. With Diag::non_unit a missing
+/// or zero diagonal entry makes the matrix singular: sptrsv_analyze throws InvalidArgument
+/// naming the row (rows counted from 0), so solves never divide by zero.
 template <class T>
 class SptrsvPlan {
  public:
-  SptrsvPlan() = default;
-  Uplo uplo() const { return uplo_; }
-  Diag diag() const { return diag_; }
-  const CsrMatrix<T>& matrix() const { return A_; }
-  const SptrsvPlanData& data() const { return *data_; }
-  explicit operator bool() const { return data_ != nullptr; }
+  SptrsvPlan() = default;  ///< an empty plan; sptrsv_analyze gives a usable one
+  Uplo uplo() const { return uplo_; }                ///< the triangle analysed
+  Diag diag() const { return diag_; }                ///< unit or non-unit diagonal
+  const CsrMatrix<T>& matrix() const { return A_; }  ///< the analysed matrix
+  const SptrsvPlanData& data() const { return *data_; }  ///< the backend's analysis
+  explicit operator bool() const { return data_ != nullptr; }  ///< false for an empty plan
 
  private:
   template <class U>
@@ -83,38 +89,40 @@ class SptrsvPlan {
   std::shared_ptr<SptrsvPlanData> data_;
 };
 
+/// Analyses the triangle `uplo` of A once for any number of solves (see SptrsvPlan); throws
+/// InvalidArgument naming the first singular row with Diag::non_unit.
 template <class T>
 SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A);
-// Solve A x = b with the plan's matrix. x may be the same vector as b.
+/// Solve A x = b with the plan's matrix. x may be the same vector as b.
 template <class T>
 void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x);
 
 // ---- gemm ----
-// C = alpha * op(A) * op(B) + beta * C. With beta == 0, C is only written. With alpha == 0 (or
-// k == 0), as in BLAS and on every device, C = beta * C and A and B are not read (NaN/Inf in
-// them do not reach C).
+/// C = alpha * op(A) * op(B) + beta * C. With beta == 0, C is only written. With alpha == 0 (or
+/// k == 0), as in BLAS and on every device, C = beta * C and A and B are not read (NaN/Inf in
+/// them do not reach C).
 template <class T>
 void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta, DenseMatrix<T>& C);
 
 // ---- stencil ----
-// `steps` time steps of the star stencil with coefficients c[0] (centre), c[1..r] (distance d
-// along each axis), r = coeffs.size() - 1 in 1..4, applied to u in place. Cells within r of a
-// face are fixed boundary values.
+/// `steps` time steps of the star stencil with coefficients c[0] (centre), c[1..r] (distance d
+/// along each axis), r = coeffs.size() - 1 in 1..4, applied to u in place. Cells within r of a
+/// face are fixed boundary values.
 template <class T>
 void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps);
 
 // ---- convolution ----
-// 2D single-channel cross-correlation of image (H x W) with a K x K filter; see ConvMode for
-// the output size. out must have exactly that size.
+/// 2D single-channel cross-correlation of image (H x W) with a K x K filter; see ConvMode for
+/// the output size. out must have exactly that size.
 template <class T>
 void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter, DenseMatrix<T>& out);
-// CNN layer forward pass: in N x C x H x W, filter K x C x R x S, out N x K x P x Q with
-// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size).
+/// CNN layer forward pass: in N x C x H x W, filter K x C x R x S, out N x K x P x Q with
+/// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size).
 template <class T>
 void conv_layer(const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out);
 
-// Output extent of one axis of a strided, padded convolution; throws InvalidArgument when the
-// output would be empty or a parameter is out of range.
+/// Output extent of one axis of a strided, padded convolution; throws InvalidArgument when the
+/// output would be empty or a parameter is out of range.
 std::int64_t conv_output_size(std::int64_t in, std::int64_t filter, std::int64_t pad, std::int64_t stride);
 
 }  // namespace tessera

@@ -1,17 +1,18 @@
-// The one C entry point a backend plugin (libtessera-<name>.so) exports. The loader reads
-// abi_version first and refuses a plugin whose version differs, so the layout below may change
-// only together with TESSERA_PLUGIN_ABI_VERSION. Plugins are built with the same compiler and
-// link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary: the
-// Backend vtable is part of this ABI too (version 2: Backend::device_timer appended; a version-1
-// plugin lacks that slot, and calling it would jump past the end of its vtable. Version 3:
-// CsrView carries CsrStats, DeviceInfo the device's tuning values).
+/// \file
+/// The one C entry point a backend plugin (`libtessera-<name>.so`) exports. The loader reads
+/// abi_version first and refuses a plugin whose version differs, so the layout below may change
+/// only together with TESSERA_PLUGIN_ABI_VERSION. Plugins are built with the same compiler and
+/// link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary: the
+/// Backend vtable is part of this ABI too (version 2: Backend::device_timer appended; a version-1
+/// plugin lacks that slot, and calling it would jump past the end of its vtable. Version 3:
+/// CsrView carries CsrStats, DeviceInfo the device's tuning values).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#define TESSERA_PLUGIN_ABI_VERSION 3u
-#define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
+#define TESSERA_PLUGIN_ABI_VERSION 3u  ///< the layout version a plugin and the loader must share
+#define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"  ///< the name of the exported TesseraPluginEntryFn
 
 namespace tessera {
 class Backend;
@@ -19,16 +20,18 @@ class Backend;
 
 extern "C" {
 
+/// What a plugin's entry point returns: its backend and how to open its devices.
 struct TesseraPluginV1 {
-  std::uint32_t abi_version;  // must be the first member, in every version
-  const char* backend_name;   // "opencl", "cuda"
-  // Number of devices; 0 with a reason written to `reason` (NUL-terminated, truncated to
-  // reason_size) when there are none or the runtime is missing. Must not throw.
+  std::uint32_t abi_version;  ///< must be the first member, in every version
+  const char* backend_name;   ///< "opencl", "cuda"
+  /// Number of devices; 0 with a reason written to `reason` (NUL-terminated, truncated to
+  /// reason_size) when there are none or the runtime is missing. Must not throw.
   int (*device_count)(char* reason, std::size_t reason_size);
-  // A new backend for device `index` (0 <= index < device_count), owned by the caller
-  // (deleted through Backend's virtual destructor). May throw tessera::Error.
+  /// A new backend for device `index` (0 <= index < device_count), owned by the caller
+  /// (deleted through Backend's virtual destructor). May throw tessera::Error.
   tessera::Backend* (*create_backend)(int index);
 };
 
+/// The type of the function a plugin exports as TESSERA_PLUGIN_ENTRY_SYMBOL.
 typedef const TesseraPluginV1* (*TesseraPluginEntryFn)(void);
 }

@@ -1,6 +1,10 @@
-// Tessera: one interface for reduce, SpMV, triangular solves, GEMM, stencils and convolution
-// on CUDA, OpenCL and SIMD CPUs, with the device chosen at run time.
+/// \file
+/// Tessera: one interface for reduce, SpMV, triangular solves, GEMM, stencils and convolution
+/// on CUDA, OpenCL and SIMD CPUs, with the device chosen at run time.
 #pragma once
+
+/// \namespace tessera
+/// Everything Tessera declares; tessera::detail holds implementation details of the headers.
 
 #include "tessera/backend.hpp"
 #include "tessera/buffer.hpp"

@@ -1,21 +1,5 @@
-// TypedBackend<Derived>: the typed adapter between the plugin ABI and a backend's code. The
-// Backend interface takes a DType and untyped views (what crosses a plugin boundary); this base
-// implements every operation of it once: it checks support() for the (Op, DType) pair, throwing
-// NotImplemented with the backend's reason, then calls the derived backend's
-// `template <class T> name(params)` with T = float or double. A backend thus contains typed op
-// functions only, no DType switch and no dtype check of its own.
-//
-//   class CpuBackend final : public TypedBackend<CpuBackend> {
-//    public:
-//     TESSERA_TYPED_BACKEND_OPERATIONS       // template <class T> double reduce(ReduceOp, const VecView&); ...
-//   };
-//   // reduce.cpp
-//   template <class T> double CpuBackend::reduce(ReduceOp op, const VecView& x) { ... }
-//   TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, reduce)
-//
-// A backend that must wrap every operation (make its device current, hold a lock, translate a
-// driver's exceptions) defines `template <class F> decltype(auto) run(Op op, F&& f)` calling f();
-// the default just calls it.
+/// \file
+/// TypedBackend<Derived>: the typed adapter between the plugin ABI and a backend's code.
 #pragma once
 
 #include <string>
@@ -27,6 +11,28 @@
 
 namespace tessera {
 
+/// The typed adapter between the plugin ABI and a backend's code. The Backend interface takes a
+/// DType and untyped views (what crosses a plugin boundary); this base implements every
+/// operation of it once (as `final` overrides): it checks support() for the (Op, DType) pair,
+/// throwing NotImplemented with the backend's reason, then calls the derived backend's
+/// `template <class T> name(params)` with T = float or double. A backend thus contains typed op
+/// functions only, no DType switch and no dtype check of its own.
+///
+/// \code
+///   class CpuBackend final : public TypedBackend<CpuBackend> {
+///    public:
+///     TESSERA_TYPED_BACKEND_OPERATIONS       // template <class T> double reduce(ReduceOp, const VecView&); ...
+///   };
+///   // reduce.cpp
+///   template <class T> double CpuBackend::reduce(ReduceOp op, const VecView& x) { ... }
+///   TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, reduce)
+/// \endcode
+///
+/// A backend that must wrap every operation (make its device current, hold a lock, translate a
+/// driver's exceptions) defines `template <class F> decltype(auto) run(Op op, F&& f)` calling f();
+/// the default just calls it.
+///
+/// \tparam Derived the backend class itself (CRTP)
 template <class Derived>
 class TypedBackend : public Backend {
  public:
@@ -42,7 +48,7 @@ class TypedBackend : public Backend {
   TESSERA_FOR_EACH_BACKEND_OP(TESSERA_TYPED_DISPATCH_)
 #undef TESSERA_TYPED_DISPATCH_
 
-  // The default wrapper of every operation: none.
+  /// The default wrapper of every operation: none (calls f). A backend hides it with its own.
   template <class F>
   decltype(auto) run(Op, F&& f) {
     return std::forward<F>(f)();

@@ -1,4 +1,5 @@
-// Enumerations and small parameter structs shared by the public API and the Backend interface.
+/// \file
+/// Enumerations and small parameter structs shared by the public API and the Backend interface.
 #pragma once
 
 #include <array>
@@ -7,25 +8,32 @@
 
 namespace tessera {
 
+/// The element type of an operation: float or double.
 enum class DType : std::uint8_t { f32, f64 };
 
+/// The DType of T (float or double) as `value`.
 template <class T>
 struct dtype_of;
+/// float is DType::f32.
 template <>
 struct dtype_of<float> {
-  static constexpr DType value = DType::f32;
+  static constexpr DType value = DType::f32;  ///< DType::f32
 };
+/// double is DType::f64.
 template <>
 struct dtype_of<double> {
-  static constexpr DType value = DType::f64;
+  static constexpr DType value = DType::f64;  ///< DType::f64
 };
+/// The DType of T: dtype_of<T>::value.
 template <class T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
-inline std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 8; }
-inline const char* to_string(DType t) { return t == DType::f32 ? "f32" : "f64"; }
+inline std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 8; }  ///< bytes of one element
+inline const char* to_string(DType t) { return t == DType::f32 ? "f32" : "f64"; }  ///< "f32" or "f64"
 
+/// What reduce computes: the sum, minimum, maximum, sum of squares or largest absolute value.
 enum class ReduceOp : std::uint8_t { sum, min, max, sum_squares, max_abs };
+/// The enumerator's name, e.g. "sum_squares".
 inline const char* to_string(ReduceOp op) {
   switch (op) {
     case ReduceOp::sum: return "sum";
@@ -37,19 +45,23 @@ inline const char* to_string(ReduceOp op) {
   return "?";
 }
 
-// op(A) for gemm / triangular solves: A itself or its transpose.
+/// op(A) for gemm / triangular solves: A itself or its transpose.
 enum class Trans : std::uint8_t { N, T };
+/// The triangle of a matrix that a triangular solve uses.
 enum class Uplo : std::uint8_t { lower, upper };
+/// Whether a triangular solve reads the diagonal (non_unit) or takes it as 1 (unit).
 enum class Diag : std::uint8_t { non_unit, unit };
 
-// 'valid': output (H-K+1) x (W-K+1). 'same': output H x W, zero padding of (K-1)/2 before
-// and K/2 after each axis (the usual convention, also for even K).
+/// The output size of conv2d. 'valid': output (H-K+1) x (W-K+1). 'same': output H x W, zero
+/// padding of (K-1)/2 before and K/2 after each axis (the usual convention, also for even K).
 enum class ConvMode : std::uint8_t { valid, same };
 
-// Every operation of the Backend interface; used by the feature matrix and NotImplemented.
+/// Every operation of the Backend interface; used by the feature matrix and NotImplemented.
 enum class Op : std::uint8_t { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer };
+/// Every Op, in declaration order.
 inline constexpr std::array<Op, 10> all_ops = {Op::reduce, Op::dot,  Op::spmv,    Op::trsv,   Op::trsm,
                                                Op::sptrsv, Op::gemm, Op::stencil, Op::conv2d, Op::conv_layer};
+/// The operation's name, e.g. "conv_layer".
 inline const char* to_string(Op op) {
   switch (op) {
     case Op::reduce: return "reduce";
@@ -66,20 +78,26 @@ inline const char* to_string(Op op) {
   return "?";
 }
 
-// Star stencil of radius r (1..4): u'(i) = c[0]*u(i) + sum_{d=1..r} c[d] * (sum of the 2*ndim
-// neighbours at distance d along the axes). Cells closer than r to any face are fixed
-// (Dirichlet boundary) and keep their values.
+/// Star stencil of radius r (1..4): u'(i) = c[0]*u(i) + sum_{d=1..r} c[d] * (sum of the 2*ndim
+/// neighbours at distance d along the axes). Cells closer than r to any face are fixed
+/// (Dirichlet boundary) and keep their values.
 struct StencilSpec {
-  static constexpr int max_radius = 4;
-  int radius = 1;
-  std::array<double, max_radius + 1> coeffs{};  // c[0..radius]; the rest unused
+  static constexpr int max_radius = 4;  ///< the largest radius supported
+  int radius = 1;                       ///< r, 1..max_radius
+  std::array<double, max_radius + 1> coeffs{};  ///< c[0..radius]; the rest unused
 };
 
-// CNN layer (cross-correlation, as cuDNN and oneDNN compute it). Output size
-// P = (H + 2*pad_h - R) / stride_h + 1, Q likewise.
+/// CNN layer (cross-correlation, as cuDNN and oneDNN compute it). Output size
+/// P = (H + 2*pad_h - R) / stride_h + 1, Q likewise.
 struct ConvParams {
+  /// Zero padding before and after each row (pad_h) and column (pad_w).
+  ///@{
   std::int64_t pad_h = 0, pad_w = 0;
+  ///@}
+  /// Strides along the rows (stride_h) and columns (stride_w).
+  ///@{
   std::int64_t stride_h = 1, stride_w = 1;
+  ///@}
 };
 
 }  // namespace tessera
