@@ -5,12 +5,23 @@
 #include <string>
 
 #include "cuda_backend.hpp"
+#include "gemm_tiles.hpp"
 #include "kernels/cuda/launch.hpp"
 
 namespace tessera::cuda {
 
-void CudaBackend::conv2d(DType t, ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
-  make_current();
+// The conv layer's (c, r, s) -> offset table of the implicit im2col.
+struct CudaBackend::ConvState {
+  DeviceBuffer table;
+
+  static ConvState& of(CudaBackend& b) {
+    if (!b.conv_) b.conv_ = std::make_shared<ConvState>();
+    return *b.conv_;
+  }
+};
+
+template <class T>
+void CudaBackend::conv2d(ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
   Conv2dShape s;
   s.H = image.rows;
   s.W = image.cols;
@@ -22,19 +33,13 @@ void CudaBackend::conv2d(DType t, ConvMode mode, const MatView& image, const Mat
   s.ld_out = out.ld;
   s.pad = mode == ConvMode::same ? (s.K - 1) / 2 : 0;
   if (s.P == 0 || s.Q == 0) return;
-  if (t == DType::f32)
-    TESSERA_CUDA_CHECK(launch_conv2d<float>(s, static_cast<const float*>(image.data),
-                                            static_cast<const float*>(filter.data), static_cast<float*>(out.data),
-                                            stream_));
-  else
-    TESSERA_CUDA_CHECK(launch_conv2d<double>(s, static_cast<const double*>(image.data),
-                                             static_cast<const double*>(filter.data), static_cast<double*>(out.data),
-                                             stream_));
+  TESSERA_CUDA_CHECK(launch_conv2d<T>(s, static_cast<const T*>(image.data), static_cast<const T*>(filter.data),
+                                       static_cast<T*>(out.data), stream_));
 }
 
-void CudaBackend::conv_layer(DType t, const ConvParams& p, const TensorView& in, const TensorView& filter,
+template <class T>
+void CudaBackend::conv_layer(const ConvParams& p, const TensorView& in, const TensorView& filter,
                              const TensorView& out) {
-  make_current();
   ConvLayerShape s;
   s.N = in.n;
   s.C = in.c;
@@ -56,22 +61,20 @@ void CudaBackend::conv_layer(DType t, const ConvParams& p, const TensorView& in,
                          " (or a filter side >= 32768) exceeds the implicit-GEMM index range");
   const std::int64_t crs = s.C * s.R * s.S;
   if (crs == 0) {  // no input channels: every output is an empty sum
-    TESSERA_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<std::size_t>(s.N * s.K * s.P * s.Q) * dtype_size(t),
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<std::size_t>(s.N * s.K * s.P * s.Q) * sizeof(T),
                                        stream_));
     return;
   }
-  auto* table = static_cast<int2*>(conv_table_.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
-  // The GEMM is K x (N P Q) with inner dimension C R S.
-  const bool narrow = t == DType::f32 ? profile_.narrow_gemm_tiles<float, GemmKernelShape>(s.K, s.N * s.P * s.Q)
-                                      : profile_.narrow_gemm_tiles<double>(s.K, s.N * s.P * s.Q);
-  if (t == DType::f32)
-    TESSERA_CUDA_CHECK(launch_conv_layer<float>(s, narrow, static_cast<const float*>(in.data),
-                                                static_cast<const float*>(filter.data), static_cast<float*>(out.data),
-                                                table, stream_));
-  else
-    TESSERA_CUDA_CHECK(launch_conv_layer<double>(s, narrow, static_cast<const double*>(in.data),
-                                                 static_cast<const double*>(filter.data),
-                                                 static_cast<double*>(out.data), table, stream_));
+  auto* table = static_cast<int2*>(ConvState::of(*this).table.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
+  // The GEMM is K x (N P Q) with inner dimension C R S, on the gemm kernels' tiles in f32 and on
+  // the register-staged convolution tiles in f64 (kernels/cuda/conv.cu).
+  const bool narrow = sizeof(T) == 4 ? narrow_tiles<T, GemmTile>(s.K, s.N * s.P * s.Q)
+                                     : narrow_tiles<T, ConvGemmTile>(s.K, s.N * s.P * s.Q);
+  TESSERA_CUDA_CHECK(launch_conv_layer<T>(s, narrow, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),
+                                          static_cast<T*>(out.data), table, stream_));
 }
+
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, conv2d)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, conv_layer)
 
 }  // namespace tessera::cuda

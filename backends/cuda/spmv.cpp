@@ -1,97 +1,96 @@
-// SpMV: the kernel and its parameters are chosen once per matrix (keyed by
-// CsrView::generation) from row-length statistics computed on the GPU:
-//  - max row / mean row > profile.spmv_skew_ratio (and max > 64): the merge-path kernel, with its
-//    partition of rows + nonzeros into equal tiles computed once and kept in the plan;
-//  - mean row <= profile.spmv_stream_mean: the stream kernel (a warp per 32 rows, their
-//    nonzeros read as one coalesced run);
-//  - otherwise the vector kernel with lanes per row = next power of two of the mean row length,
-//    halved (each lane then does about two products), within 2..32.
+// SpMV: the kernel comes from the one SpMV policy (plan/spmv_policy.hpp), from the matrix's row
+// statistics (CsrView::stats, computed on the host when it was built) and this device's spmv.*
+// tuning values:
+//  - merge: the merge-path kernel, over a partition of rows + nonzeros into equal tiles that is
+//    computed once per matrix (keyed by CsrView::generation) and kept here;
+//  - stream: a warp per 32 rows, their nonzeros read as one coalesced run;
+//  - vector: `lanes` threads per row.
 #include <algorithm>
-#include <climits>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "plan/spmv_policy.hpp"
 
 namespace tessera::cuda {
 
-namespace {
+// The merge-path partitions of the matrices seen last (bounded: oldest dropped first).
+struct CudaBackend::SpmvState {
+  struct Partition {
+    int tiles = 0;
+    DeviceBuffer coords, carry_rows, carry_vals;
+  };
+  static constexpr std::size_t kMaxPartitions = 32;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Partition>> partitions;
+  std::vector<std::uint64_t> order;  // generations, oldest first
 
-constexpr std::size_t kMaxPlans = 32;
-
-int lanes_for(double mean) {
-  int p = 1;
-  while (p < mean && p < 64) p *= 2;
-  return std::clamp(p / 2, 2, 32);
-}
-
-}  // namespace
-
-const SpmvPlan& CudaBackend::spmv_plan(const CsrView& A, std::size_t value_size) {
-  if (A.generation != 0)
-    if (auto it = spmv_plans_.find(A.generation); it != spmv_plans_.end()) return *it->second;
-
-  auto plan = std::make_unique<SpmvPlan>();
-  const int rows = static_cast<int>(A.rows);
-  int max_len = 0;
-  int* d_max = static_cast<int*>(spmv_stats_.ensure(sizeof(int)));
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(d_max, 0, sizeof(int), stream_));
-  TESSERA_CUDA_CHECK(launch_csr_max_row_length(static_cast<const int*>(A.row_ptr), rows, d_max, stream_));
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(&max_len, d_max, sizeof(int), cudaMemcpyDeviceToHost, stream_));
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
-
-  const double mean = static_cast<double>(A.nnz) / static_cast<double>(A.rows);
-  const bool skewed = max_len > 64 && max_len > profile_.spmv_skew_ratio * mean;
-  if (skewed && A.rows + A.nnz < INT_MAX - kMergeTile) {
-    plan->merge = true;
-    plan->tiles = static_cast<int>((A.rows + A.nnz + kMergeTile - 1) / kMergeTile);
-    plan->coords.ensure(static_cast<std::size_t>(plan->tiles + 1) * sizeof(int2));
-    plan->carry_rows.ensure(static_cast<std::size_t>(plan->tiles) * sizeof(int));
-    plan->carry_vals.ensure(static_cast<std::size_t>(plan->tiles) * value_size);
-    TESSERA_CUDA_CHECK(launch_merge_partition(rows, static_cast<int>(A.nnz), static_cast<const int*>(A.row_ptr),
-                                              plan->tiles, plan->coords.as<int2>(), stream_));
-  } else {
-    plan->stream = mean <= profile_.spmv_stream_mean;
-    plan->lanes = lanes_for(mean);
+  static SpmvState& of(CudaBackend& b) {
+    if (!b.spmv_) b.spmv_ = std::make_shared<SpmvState>();
+    return *b.spmv_;
   }
 
-  if (A.generation == 0) {  // no identity to cache under: keep it only for this call
-    spmv_plans_[0] = std::move(plan);
-    return *spmv_plans_[0];
+  // A's partition, computed (queued on `stream`) unless cached; scratch for `value_size` carries.
+  Partition& partition(const CsrView& A, std::size_t value_size, cudaStream_t stream) {
+    Partition* p = nullptr;
+    if (A.generation != 0)
+      if (auto it = partitions.find(A.generation); it != partitions.end()) p = it->second.get();
+    if (p == nullptr) {
+      auto fresh = std::make_unique<Partition>();
+      fresh->tiles = static_cast<int>((A.rows + A.nnz + kMergeTile - 1) / kMergeTile);
+      fresh->coords.ensure(static_cast<std::size_t>(fresh->tiles + 1) * sizeof(int2));
+      fresh->carry_rows.ensure(static_cast<std::size_t>(fresh->tiles) * sizeof(int));
+      TESSERA_CUDA_CHECK(launch_merge_partition(static_cast<int>(A.rows), static_cast<int>(A.nnz),
+                                                static_cast<const int*>(A.row_ptr), fresh->tiles,
+                                                fresh->coords.as<int2>(), stream));
+      // No identity to cache under (generation 0): kept only until the next such call.
+      if (A.generation != 0) {
+        if (order.size() >= kMaxPartitions) {
+          partitions.erase(order.front());
+          order.erase(order.begin());
+        }
+        order.push_back(A.generation);
+      }
+      p = (partitions[A.generation] = std::move(fresh)).get();
+    }
+    p->carry_vals.ensure(static_cast<std::size_t>(p->tiles) * value_size);
+    return *p;
   }
-  if (spmv_plan_order_.size() >= kMaxPlans) {
-    spmv_plans_.erase(spmv_plan_order_.front());
-    spmv_plan_order_.erase(spmv_plan_order_.begin());
-  }
-  spmv_plan_order_.push_back(A.generation);
-  return *(spmv_plans_[A.generation] = std::move(plan));
-}
+};
 
 template <class T>
-void CudaBackend::spmv_t(double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) {
-  const SpmvPlan& plan = spmv_plan(A, sizeof(T));
+void CudaBackend::spmv(double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) {
+  if (A.rows == 0) return;
+  const plan::SpmvChoice choice = plan::choose_spmv(A, tune_, false, kMergeTile);
   const auto* rp = static_cast<const int*>(A.row_ptr);
   const auto* ci = static_cast<const int*>(A.col_idx);
   const auto* v = static_cast<const T*>(A.values);
   const auto* xp = static_cast<const T*>(x.data);
   auto* yp = static_cast<T*>(y.data);
   const int rows = static_cast<int>(A.rows);
-  if (plan.merge)
-    TESSERA_CUDA_CHECK(launch_spmv_merge<T>(rows, static_cast<int>(A.nnz), rp, ci, v, xp, static_cast<T>(alpha),
-                                            static_cast<T>(beta), yp, plan.tiles, plan.coords.as<int2>(),
-                                            plan.carry_rows.as<int>(), plan.carry_vals.as<T>(), stream_));
-  else if (plan.stream)
-    TESSERA_CUDA_CHECK(launch_spmv_stream<T>(rows, rp, ci, v, xp, static_cast<T>(alpha), static_cast<T>(beta), yp,
-                                             stream_));
-  else
-    TESSERA_CUDA_CHECK(launch_spmv_vector<T>(plan.lanes, rows, rp, ci, v, xp, static_cast<T>(alpha),
-                                             static_cast<T>(beta), yp, stream_));
+  const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+  switch (choice.kernel) {
+    case plan::SpmvKernel::merge: {
+      auto& part = SpmvState::of(*this).partition(A, sizeof(T), stream_);
+      TESSERA_CUDA_CHECK(launch_spmv_merge<T>(rows, static_cast<int>(A.nnz), rp, ci, v, xp, a, b, yp, part.tiles,
+                                              part.coords.as<int2>(), part.carry_rows.as<int>(),
+                                              part.carry_vals.as<T>(), stream_));
+      break;
+    }
+    case plan::SpmvKernel::stream:
+      TESSERA_CUDA_CHECK(launch_spmv_stream<T>(rows, rp, ci, v, xp, a, b, yp, stream_));
+      break;
+    default:
+      // The vector kernel is compiled for 2..32 lanes (a warp at most); spmv.min_lanes and
+      // spmv.max_lanes may ask for fewer or more.
+      TESSERA_CUDA_CHECK(launch_spmv_vector<T>(std::clamp(choice.lanes, 2, 32), rows, rp, ci, v, xp, a, b, yp,
+                                               stream_));
+      break;
+  }
 }
 
-void CudaBackend::spmv(DType t, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) {
-  make_current();
-  if (A.rows == 0) return;
-  if (t == DType::f32) spmv_t<float>(alpha, A, x, beta, y);
-  else spmv_t<double>(alpha, A, x, beta, y);
-}
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, spmv)
 
 }  // namespace tessera::cuda

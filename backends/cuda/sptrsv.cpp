@@ -1,14 +1,18 @@
-// Sparse triangular solve. Analysis (all on the GPU, one host round trip for the diagonal
-// check and the level count): inverted diagonal, levels, rows bucketed by level. The plan keeps
+// Sparse triangular solve. Analysis: the device's own implementation of the level schedule
+// (plan/level_schedule.hpp is the host one), all on the GPU so the matrix never crosses to the
+// host: inverted diagonal, levels, rows bucketed by level, one host round trip for the diagonal
+// check and the level count; a singular row is worded by plan::singular_row_error. The plan keeps
 // the level order, the inverted diagonal and the per-row "solved in epoch e" words; each solve
 // bumps the epoch instead of clearing them.
 #include <algorithm>
 #include <climits>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "plan/level_schedule.hpp"
 
 namespace tessera::cuda {
 
@@ -30,10 +34,28 @@ U* ptr(const DeviceBuffer& b) {
 
 constexpr int kNoRow = 0x7f7f7f7f;  // what a memset of 0x7f bytes leaves: larger than any row
 
+// The diagonal kernel reports the first row whose diagonal is missing or sums to zero; on that
+// (error) path only, the row's column indices come back to tell which, so the message is the
+// host analysis's own.
+std::string singular_row_message(const CsrView& A, int row, cudaStream_t stream) {
+  int range[2] = {0, 0};
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(range, static_cast<const int*>(A.row_ptr) + row, 2 * sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream));
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<int> cols(static_cast<std::size_t>(std::max(0, range[1] - range[0])));
+  if (!cols.empty()) {
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(cols.data(), static_cast<const int*>(A.col_idx) + range[0],
+                                       cols.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  const bool has_entry = std::find(cols.begin(), cols.end(), row) != cols.end();
+  return plan::singular_row_error(row, has_entry ? "a zero diagonal" : "no diagonal entry");
+}
+
 }  // namespace
 
 template <class T>
-std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze_t(Uplo uplo, Diag diag, const CsrView& A) {
+std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(Uplo uplo, Diag diag, const CsrView& A) {
   if (A.rows >= INT_MAX) throw NotImplemented("cuda: sptrsv with more than 2^31 - 2 rows is not supported");
   auto plan = std::make_shared<CudaSptrsvPlan<T>>();
   const int n = static_cast<int>(A.rows);
@@ -51,8 +73,8 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze_t(Uplo uplo, Diag di
   plan->ticket.ensure(sizeof(int));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(ptr<void>(plan->ready), 0, ready_bytes, stream_));
 
-  DeviceBuffer level(ints), counts(ints);
-  int* misc = static_cast<int*>(small_.ensure(4 * sizeof(int)));  // bad_row, max_level, ticket
+  DeviceBuffer level(ints), counts(ints), misc_buffer(3 * sizeof(int));
+  int* misc = misc_buffer.as<int>();  // bad_row, max_level, ticket
   TESSERA_CUDA_CHECK(cudaMemsetAsync(level.as<void>(), 0, ints, stream_));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(counts.as<void>(), 0, ints, stream_));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc, 0x7f, sizeof(int), stream_));
@@ -63,13 +85,12 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze_t(Uplo uplo, Diag di
   TESSERA_CUDA_CHECK(launch_sptrsv_diag<T>(plan->shape, rp, ci, static_cast<const T*>(A.values),
                                            ptr<T>(plan->inv_diag), misc, stream_));
   TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level.as<int>(), counts.as<int>(), misc + 2,
-                                          misc + 1, profile_.sptrsv_sleep_ns, stream_));
+                                          misc + 1, tune_.get("sptrsv.sleep_ns"), stream_));
   int host[2] = {0, 0};
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(host, misc, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_));
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
   if (!plan->shape.unit && host[0] != kNoRow)
-    throw InvalidArgument("sptrsv_analyze: row " + std::to_string(host[0]) +
-                          " has no diagonal entry or a zero one; with Diag::non_unit the triangular matrix is singular");
+    throw InvalidArgument(singular_row_message(A, host[0], stream_));
   plan->levels = host[1];
 
   TESSERA_CUDA_CHECK(launch_exclusive_scan(counts.as<int>(), plan->levels, stream_));
@@ -79,7 +100,7 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze_t(Uplo uplo, Diag di
 }
 
 template <class T>
-void CudaBackend::sptrsv_solve_t(const SptrsvPlanData& data, const CsrView& A, const VecView& b, const VecView& x) {
+void CudaBackend::sptrsv_solve(const SptrsvPlanData& data, const CsrView& A, const VecView& b, const VecView& x) {
   const auto* plan = dynamic_cast<const CudaSptrsvPlan<T>*>(&data);
   if (plan == nullptr)
     throw InvalidArgument("sptrsv_solve: the plan was not made by the cuda backend for this data type");
@@ -91,29 +112,20 @@ void CudaBackend::sptrsv_solve_t(const SptrsvPlanData& data, const CsrView& A, c
   }
   ++plan->epoch;
   TESSERA_CUDA_CHECK(cudaMemsetAsync(ptr<void>(plan->ticket), 0, sizeof(int), stream_));
-  // At most sptrsv_blocks_per_sm blocks per SM: each asks for its share of the SM's shared
+  // At most sptrsv.blocks_per_sm blocks per SM: each asks for its share of the SM's shared
   // memory (less the 1 KB per block the hardware reserves), within the per-block opt-in limit.
   const std::size_t per_sm = props_.sharedMemPerMultiprocessor;
-  const std::size_t share = per_sm / static_cast<std::size_t>(std::max(1, profile_.sptrsv_blocks_per_sm));
+  const std::size_t share = per_sm / static_cast<std::size_t>(tune_.get("sptrsv.blocks_per_sm"));
   const std::size_t residency_smem =
       std::min<std::size_t>(share > 2048 ? share - 1024 - 256 : 0, props_.sharedMemPerBlockOptin);
   TESSERA_CUDA_CHECK(launch_sptrsv_solve<T>(
       plan->shape, plan->warp_per_row, ptr<int>(plan->order), static_cast<const int*>(A.row_ptr),
       static_cast<const int*>(A.col_idx), static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
       static_cast<const T*>(b.data), static_cast<T*>(x.data), ptr<void>(plan->ready), plan->epoch,
-      ptr<int>(plan->ticket), residency_smem, profile_.sptrsv_sleep_ns, stream_));
+      ptr<int>(plan->ticket), residency_smem, tune_.get("sptrsv.sleep_ns"), stream_));
 }
 
-std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(DType t, Uplo uplo, Diag diag, const CsrView& A) {
-  make_current();
-  return t == DType::f32 ? sptrsv_analyze_t<float>(uplo, diag, A) : sptrsv_analyze_t<double>(uplo, diag, A);
-}
-
-void CudaBackend::sptrsv_solve(DType t, const SptrsvPlanData& plan, const CsrView& A, const VecView& b,
-                               const VecView& x) {
-  make_current();
-  if (t == DType::f32) sptrsv_solve_t<float>(plan, A, b, x);
-  else sptrsv_solve_t<double>(plan, A, b, x);
-}
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, sptrsv_analyze)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, sptrsv_solve)
 
 }  // namespace tessera::cuda

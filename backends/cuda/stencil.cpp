@@ -1,7 +1,7 @@
-// stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid the
-// backend keeps; each launch writes every cell (boundary copied), so after an odd number of
-// steps one device copy brings the result back to u. The 3D z chunk is the profile's, halved
-// while the grid would have fewer than 16 blocks per SM.
+// stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
+// here; each launch writes every cell (boundary copied), so after an odd number of steps one
+// device copy brings the result back to u. The 3D z chunk is stencil.z_chunk, halved while the
+// grid would have fewer than 8 blocks per SM.
 #include <utility>
 
 #include "cuda_backend.hpp"
@@ -9,8 +9,19 @@
 
 namespace tessera::cuda {
 
+// The second grid of the ping-pong.
+struct CudaBackend::StencilState {
+  DeviceBuffer scratch;
+
+  static StencilState& of(CudaBackend& b) {
+    if (!b.stencil_) b.stencil_ = std::make_shared<StencilState>();
+    return *b.stencil_;
+  }
+};
+
 template <class T>
-void CudaBackend::stencil_t(const StencilSpec& spec, const GridView& u, int steps) {
+void CudaBackend::stencil(const StencilSpec& spec, const GridView& u, int steps) {
+  if (steps <= 0) return;
   const int R = spec.radius;
   const std::int64_t nx = u.nx, ny = u.ny, nz = u.ndim == 3 ? u.nz : 1;
   // An axis shorter than 2R + 1 has no interior cell: nothing changes.
@@ -19,16 +30,16 @@ void CudaBackend::stencil_t(const StencilSpec& spec, const GridView& u, int step
   StencilCoeffs<T> c{};
   for (int d = 0; d <= R; ++d) c.c[d] = static_cast<T>(spec.coeffs[static_cast<std::size_t>(d)]);
 
-  int z_chunk = profile_.stencil_z_chunk;
+  int z_chunk = tune_.get("stencil.z_chunk");
   if (u.ndim == 3) {
     const std::int64_t xy_blocks =
         ((nx + kStencil3dBlockX * kStencil3dCellsX - 1) / (kStencil3dBlockX * kStencil3dCellsX)) *
         ((ny + kStencil3dBlockY - 1) / kStencil3dBlockY);
-    while (z_chunk > 4 && xy_blocks * ((nz + z_chunk - 1) / z_chunk) < 8LL * profile_.sm_count) z_chunk /= 2;
+    while (z_chunk > 4 && xy_blocks * ((nz + z_chunk - 1) / z_chunk) < 8LL * sm_count()) z_chunk /= 2;
   }
 
   T* cur = static_cast<T*>(u.data);
-  T* next = static_cast<T*>(stencil_scratch_.ensure(bytes));
+  T* next = static_cast<T*>(StencilState::of(*this).scratch.ensure(bytes));
   for (int s = 0; s < steps; ++s) {
     if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream_));
     else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream_));
@@ -37,11 +48,6 @@ void CudaBackend::stencil_t(const StencilSpec& spec, const GridView& u, int step
   if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream_));
 }
 
-void CudaBackend::stencil(DType t, const StencilSpec& spec, const GridView& u, int steps) {
-  make_current();
-  if (steps <= 0) return;
-  if (t == DType::f32) stencil_t<float>(spec, u, steps);
-  else stencil_t<double>(spec, u, steps);
-}
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, stencil)
 
 }  // namespace tessera::cuda

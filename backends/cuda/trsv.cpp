@@ -7,9 +7,20 @@
 #include <string>
 
 #include "cuda_backend.hpp"
+#include "gemm_tiles.hpp"
 #include "kernels/cuda/launch.hpp"
 
 namespace tessera::cuda {
+
+// The inverted diagonal blocks, trsv's block counters and trsm's panel.
+struct CudaBackend::TrsvState {
+  DeviceBuffer inverse, sync, panel;
+
+  static TrsvState& of(CudaBackend& b) {
+    if (!b.trsv_) b.trsv_ = std::make_shared<TrsvState>();
+    return *b.trsv_;
+  }
+};
 
 namespace {
 
@@ -28,12 +39,14 @@ TriangularShape shape_of(Uplo uplo, Trans trans, Diag diag, const MatView& A) {
 }  // namespace
 
 template <class T>
-void CudaBackend::trsv_t(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+void CudaBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+  if (A.rows == 0) return;
+  TrsvState& st = TrsvState::of(*this);
   const TriangularShape s = shape_of(uplo, trans, diag, A);
   constexpr int NB = kTrsvBlock<T>;
   const std::size_t blocks = static_cast<std::size_t>((s.n + NB - 1) / NB);
-  auto* W = static_cast<T*>(trsv_inverse_.ensure(blocks * NB * NB * sizeof(T)));
-  auto* sync = static_cast<int*>(trsv_sync_.ensure(2 * sizeof(int)));
+  auto* W = static_cast<T*>(st.inverse.ensure(blocks * NB * NB * sizeof(T)));
+  auto* sync = static_cast<int*>(st.sync.ensure(2 * sizeof(int)));
   const auto* a = static_cast<const T*>(A.data);
   TESSERA_CUDA_CHECK(cudaMemsetAsync(sync, 0, 2 * sizeof(int), stream_));
   TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream_));
@@ -41,21 +54,19 @@ void CudaBackend::trsv_t(Uplo uplo, Trans trans, Diag diag, const MatView& A, co
 }
 
 template <class T>
-void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+void CudaBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+  if (A.rows == 0 || B.cols == 0) return;
+  TrsvState& st = TrsvState::of(*this);
   const TriangularShape s = shape_of(uplo, trans, diag, A);
   constexpr int NB = kTrsvBlock<T>;
   const std::int64_t n = s.n, nrhs = B.cols, ldb = B.ld;
   auto* b = static_cast<T*>(B.data);
   const auto* a = static_cast<const T*>(A.data);
-  if (alpha == 0.0) {  // X = 0 exactly (BLAS semantics: B is not read)
-    TESSERA_CUDA_CHECK(cudaMemset2DAsync(b, ldb * sizeof(T), 0, nrhs * sizeof(T), n, stream_));
-    return;
-  }
   if (alpha != 1.0) TESSERA_CUDA_CHECK(launch_scale_matrix<T>(b, n, nrhs, ldb, static_cast<T>(alpha), stream_));
 
   const std::int64_t blocks = (n + NB - 1) / NB;
-  auto* W = static_cast<T*>(trsv_inverse_.ensure(static_cast<std::size_t>(blocks) * NB * NB * sizeof(T)));
-  auto* panel = static_cast<T*>(trsm_panel_.ensure(static_cast<std::size_t>(NB) * nrhs * sizeof(T)));
+  auto* W = static_cast<T*>(st.inverse.ensure(static_cast<std::size_t>(blocks) * NB * NB * sizeof(T)));
+  auto* panel = static_cast<T*>(st.panel.ensure(static_cast<std::size_t>(NB) * nrhs * sizeof(T)));
   TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream_));
 
   for (std::int64_t t = 0; t < blocks; ++t) {
@@ -63,7 +74,7 @@ void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const 
     const std::int64_t r0 = blk * NB, rb = std::min<std::int64_t>(NB, n - r0);
     T* Bb = b + r0 * ldb;
     // panel = inv(op(A)_bb) B_b; W_b holds the inverse transposed, hence ta = T.
-    GemmShape g;
+    GemmProblem g;
     g.m = rb;
     g.n = nrhs;
     g.k = rb;
@@ -72,7 +83,7 @@ void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const 
     g.lda = NB;
     g.ldb = ldb;
     g.ldc = nrhs;
-    g.narrow = profile_.narrow_gemm_tiles<T, GemmKernelShape>(g.m, g.n);
+    g.narrow = narrow_tiles<T, GemmTile>(g.m, g.n);
     TESSERA_CUDA_CHECK(launch_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream_));
     TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(Bb, ldb * sizeof(T), panel, nrhs * sizeof(T), nrhs * sizeof(T), rb,
                                          cudaMemcpyDeviceToDevice, stream_));
@@ -80,7 +91,7 @@ void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const 
     const std::int64_t R0 = s.eff_lower ? r0 + rb : 0;
     const std::int64_t Rn = s.eff_lower ? n - R0 : r0;
     if (Rn == 0) continue;
-    GemmShape u;
+    GemmProblem u;
     u.m = Rn;
     u.n = nrhs;
     u.k = rb;
@@ -89,24 +100,13 @@ void CudaBackend::trsm_t(Uplo uplo, Trans trans, Diag diag, double alpha, const 
     u.lda = s.lda;
     u.ldb = ldb;
     u.ldc = ldb;
-    u.narrow = profile_.narrow_gemm_tiles<T, GemmKernelShape>(u.m, u.n);
+    u.narrow = narrow_tiles<T, GemmTile>(u.m, u.n);
     const T* Apanel = s.trans ? a + r0 * s.lda + R0 : a + R0 * s.lda + r0;
     TESSERA_CUDA_CHECK(launch_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream_));
   }
 }
 
-void CudaBackend::trsv(DType t, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
-  make_current();
-  if (A.rows == 0) return;
-  if (t == DType::f32) trsv_t<float>(uplo, trans, diag, A, x);
-  else trsv_t<double>(uplo, trans, diag, A, x);
-}
-
-void CudaBackend::trsm(DType t, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
-  make_current();
-  if (A.rows == 0 || B.cols == 0) return;
-  if (t == DType::f32) trsm_t<float>(uplo, trans, diag, alpha, A, B);
-  else trsm_t<double>(uplo, trans, diag, alpha, A, B);
-}
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, trsv)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, trsm)
 
 }  // namespace tessera::cuda

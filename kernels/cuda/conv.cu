@@ -356,8 +356,8 @@ cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in,
   conv_table_kernel<<<blocks_for(CRS, 256), 256, 0, stream>>>(s, table);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   if constexpr (sizeof(T) == 4) {
-    using W = GemmKernelShape<float, false>;
-    using N = GemmKernelShape<float, true>;
+    using W = GemmTile<float, false>;
+    using N = GemmTile<float, true>;
     return narrow ? launch_layer_async<SimtCfg<N::BM, N::BN, N::BK, N::STAGES>>(s, in, filter, out, table, stream)
                   : launch_layer_async<SimtCfg<W::BM, W::BN, W::BK, W::STAGES>>(s, in, filter, out, table, stream);
   } else {

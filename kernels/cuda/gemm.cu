@@ -10,19 +10,19 @@ namespace tessera::cuda {
 namespace {
 
 template <bool NARROW>
-using F32Cfg = SimtCfg<GemmKernelShape<float, NARROW>::BM, GemmKernelShape<float, NARROW>::BN,
-                       GemmKernelShape<float, NARROW>::BK, GemmKernelShape<float, NARROW>::STAGES>;
+using F32Cfg = SimtCfg<GemmTile<float, NARROW>::BM, GemmTile<float, NARROW>::BN,
+                       GemmTile<float, NARROW>::BK, GemmTile<float, NARROW>::STAGES>;
 // 2 x 2 warps of TM x TN outputs (m16n8k4 fragments): 128 x 64 blocks, 64 x 64 narrow.
 template <bool NARROW>
-using F64Cfg = DmmaCfg<GemmKernelShape<double, NARROW>::BM, GemmKernelShape<double, NARROW>::BN,
-                       GemmKernelShape<double, NARROW>::BK, GemmKernelShape<double, NARROW>::STAGES,
-                       GemmKernelShape<double, NARROW>::TM, GemmKernelShape<double, NARROW>::TN, true,
-                       GemmKernelShape<double, NARROW>::BLOCKS_PER_SM>;
+using F64Cfg = DmmaCfg<GemmTile<double, NARROW>::BM, GemmTile<double, NARROW>::BN,
+                       GemmTile<double, NARROW>::BK, GemmTile<double, NARROW>::STAGES,
+                       GemmTile<double, NARROW>::TM, GemmTile<double, NARROW>::TN, true,
+                       GemmTile<double, NARROW>::BLOCKS_PER_SM>;
 
 }  // namespace
 
 template <class T>
-cudaError_t launch_gemm(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
   if constexpr (sizeof(T) == 4)
     return s.narrow ? launch_gemm_any<F32Cfg<true>>(s, alpha, A, B, beta, C, stream)
                     : launch_gemm_any<F32Cfg<false>>(s, alpha, A, B, beta, C, stream);
@@ -31,9 +31,9 @@ cudaError_t launch_gemm(const GemmShape& s, T alpha, const T* A, const T* B, T b
                     : launch_gemm_any<F64Cfg<false>>(s, alpha, A, B, beta, C, stream);
 }
 
-template cudaError_t launch_gemm<float>(const GemmShape&, float, const float*, const float*, float, float*,
+template cudaError_t launch_gemm<float>(const GemmProblem&, float, const float*, const float*, float, float*,
                                         cudaStream_t);
-template cudaError_t launch_gemm<double>(const GemmShape&, double, const double*, const double*, double, double*,
+template cudaError_t launch_gemm<double>(const GemmProblem&, double, const double*, const double*, double, double*,
                                          cudaStream_t);
 
 }  // namespace tessera::cuda

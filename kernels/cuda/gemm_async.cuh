@@ -274,7 +274,7 @@ __device__ __forceinline__ void store_c(T* C, std::int64_t ldc, std::int64_t row
 }
 
 template <class Cfg, bool TA, bool TB, int VEC>
-__global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmShape s, float alpha, const float* __restrict__ A,
+__global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmProblem s, float alpha, const float* __restrict__ A,
                                                             const float* __restrict__ B, float beta,
                                                             float* __restrict__ C) {
   extern __shared__ __align__(16) unsigned char gemm_smem[];
@@ -309,7 +309,7 @@ __global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmShape s, float al
 
 template <class Cfg, bool TA, bool TB, int VEC>
 __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kernel(
-    GemmShape s, double alpha, const double* __restrict__ A, const double* __restrict__ B, double beta,
+    GemmProblem s, double alpha, const double* __restrict__ A, const double* __restrict__ B, double beta,
     double* __restrict__ C) {
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   double* smem = reinterpret_cast<double*>(gemm_smem);
@@ -347,7 +347,7 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
 
 // Launch one configuration: the grid in tiles, the dynamic shared memory raised past 48 KB.
 template <class Cfg, bool TA, bool TB, int VEC, class T>
-cudaError_t launch_gemm_cfg(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+cudaError_t launch_gemm_cfg(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
   const dim3 grid(blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM));
   if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
     return cudaErrorInvalidConfiguration;
@@ -365,7 +365,7 @@ cudaError_t launch_gemm_cfg(const GemmShape& s, T alpha, const T* A, const T* B,
 // Picks the copy width: 16-byte copies of the x-contiguous operands when every such operand's
 // base is 16-byte aligned and its leading dimension a multiple of the vector.
 template <class Cfg, bool TA, bool TB, class T>
-cudaError_t launch_gemm_trans(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C,
+cudaError_t launch_gemm_trans(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C,
                               cudaStream_t stream) {
   constexpr int V = 16 / sizeof(T);
   auto aligned = [&](const T* p, std::int64_t ld) {
@@ -380,7 +380,7 @@ cudaError_t launch_gemm_trans(const GemmShape& s, T alpha, const T* A, const T* 
 }
 
 template <class Cfg, class T>
-cudaError_t launch_gemm_any(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+cudaError_t launch_gemm_any(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
   if (s.ta) return s.tb ? launch_gemm_trans<Cfg, true, true>(s, alpha, A, B, beta, C, stream)
                         : launch_gemm_trans<Cfg, true, false>(s, alpha, A, B, beta, C, stream);
   return s.tb ? launch_gemm_trans<Cfg, false, true>(s, alpha, A, B, beta, C, stream)

@@ -21,7 +21,7 @@ namespace tessera::cuda {
 template <class T_, bool NARROW>
 struct GemmCfg {
   using T = T_;
-  using S = GemmTileShape<T, NARROW>;
+  using S = ConvGemmTile<T, NARROW>;
   static constexpr int BM = S::BM, BN = S::BN, BK = S::BK, TM = S::TM, TN = S::TN;
   static constexpr int THREADS = (BM / TM) * (BN / TN);
   static constexpr int PAD = 16 / sizeof(T);  // keeps rows 16-byte aligned, skews the banks

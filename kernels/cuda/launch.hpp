@@ -35,8 +35,6 @@ constexpr int kMergeThreads = 256;
 constexpr int kMergeItemsPerThread = 4;
 constexpr int kMergeTile = kMergeThreads * kMergeItemsPerThread;  // rows + nonzeros per block
 
-// *max_len = longest row (must hold 0 on entry).
-cudaError_t launch_csr_max_row_length(const int* row_ptr, int rows, int* max_len, cudaStream_t stream);
 // `lanes` (2, 4, 8, 16, 32) threads per row; y = alpha A x + beta y, beta == 0: y not read.
 template <class T>
 cudaError_t launch_spmv_vector(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
@@ -118,11 +116,15 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
                                 cudaStream_t stream);
 
 // ---------------------------------------------------------------- gemm
-// Block tile BM x BN x BK, TM x TN outputs per thread, 256 threads. NARROW halves BN and TN:
-// twice the blocks, for problems whose wide tiles would leave the last wave of blocks mostly
-// empty or that are narrower than a wide tile.
+// Tile shapes: GemmTile (gemm, trsm's updates, the f32 convolution layer) and ConvGemmTile (the
+// f64 convolution layer's register-staged main loop, gemm_core.cuh); GemmProblem: one gemm's
+// sizes, layouts and the tile width chosen for it.
+//
+// ConvGemmTile: block tile BM x BN x BK, TM x TN outputs per thread, 256 threads. NARROW halves
+// BN and TN: twice the blocks, for problems whose wide tiles would leave the last wave of blocks
+// mostly empty or that are narrower than a wide tile.
 template <class T, bool NARROW = false>
-struct GemmTileShape {
+struct ConvGemmTile {
   static constexpr int BM = sizeof(T) == 4 ? 128 : 64;
   static constexpr int BN = (sizeof(T) == 4 ? 128 : 64) / (NARROW ? 2 : 1);
   static constexpr int BK = 8;
@@ -131,11 +133,10 @@ struct GemmTileShape {
   static constexpr int BLOCKS_PER_SM = 2;  // the kernels' __launch_bounds__ (<= 128 registers)
   static constexpr double NARROW_MARGIN = 1.15;  // narrow tiles must fill the waves this much better
 };
-// The gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32 on FFMA
-// (8 x 8 per thread, 4 x 8 narrow), f64 on the FP64 tensor cores. GemmTileShape above is the
-// implicit-GEMM convolution's register-staged main loop.
+// GemmTile: the gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32
+// on FFMA (8 x 8 per thread, 4 x 8 narrow), f64 on the FP64 tensor cores.
 template <class T, bool NARROW = false>
-struct GemmKernelShape {
+struct GemmTile {
   static constexpr bool F32 = sizeof(T) == 4;
   static constexpr int BM = F32 || !NARROW ? 128 : 64;
   static constexpr int BN = F32 && !NARROW ? 128 : 64;
@@ -149,14 +150,14 @@ struct GemmKernelShape {
   // better fill (conv layer, N128 C384 13x13 K256: 1.39 vs 1.29 ms, H100, 2026-11-22).
   static constexpr double NARROW_MARGIN = F32 ? 1.4 : 1.15;
 };
-struct GemmShape {
+struct GemmProblem {
   std::int64_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
-  bool narrow = false;  // GemmTileShape<T, true>
+  bool narrow = false;  // GemmTile<T, true>
   std::int64_t lda = 0, ldb = 0, ldc = 0;
 };
 template <class T>
-cudaError_t launch_gemm(const GemmShape& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
+cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
 
 // ---------------------------------------------------------------- stencil
 template <class T>

@@ -18,14 +18,6 @@ namespace tessera::cuda {
 
 namespace {
 
-__global__ void max_row_length_kernel(const int* __restrict__ row_ptr, int rows, int* __restrict__ max_len) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int len = i < rows ? row_ptr[i + 1] - row_ptr[i] : 0;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) len = max(len, __shfl_xor_sync(kFullMask, len, o));
-  if (threadIdx.x % 32 == 0 && len > 0) atomicMax(max_len, len);
-}
-
 template <class T>
 __device__ __forceinline__ T finish(T alpha, T sum, T beta, const T* y, std::int64_t row) {
   return beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];  // beta == 0: y is not read
@@ -197,11 +189,6 @@ __global__ void merge_fixup_kernel(int rows, int tiles, const int* __restrict__ 
 }
 
 }  // namespace
-
-cudaError_t launch_csr_max_row_length(const int* row_ptr, int rows, int* max_len, cudaStream_t stream) {
-  max_row_length_kernel<<<blocks_for(rows, 256), 256, 0, stream>>>(row_ptr, rows, max_len);
-  return cudaGetLastError();
-}
 
 template <class T>
 cudaError_t launch_spmv_vector(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,

@@ -2,11 +2,11 @@
 // file each (reduce.cpp, spmv.cpp, ...), beside the kernels they launch in kernels/cuda/.
 #include "cuda_backend.hpp"
 
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/cuda/launch.hpp"
 
@@ -64,65 +64,57 @@ void DeviceBuffer::release() noexcept {
   bytes_ = 0;
 }
 
-std::vector<std::pair<std::string, std::string>> CudaProfile::describe() const {
+namespace {
+
+// The tuning class of a compute capability: Hopper and later, or Ampere/Ada (the oldest the
+// plugin is compiled for).
+const char* tuning_class(const cudaDeviceProp& p) { return p.major >= 9 ? "cuda/sm90" : "cuda/sm80"; }
+
+// The kernels' fixed shapes and the tuning values that shape them, for tessera-info.
+std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::Tuning& tune, int sm_count) {
   auto tile = [](int m, int n, int k, int tm, int tn) {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " block, " + std::to_string(tm) +
            "x" + std::to_string(tn) + " per thread";
   };
-  using F = GemmKernelShape<float>;
-  using D = GemmKernelShape<double>;
-  using FN = GemmKernelShape<float, true>;
+  using F = GemmTile<float>;
+  using D = GemmTile<double>;
+  using FN = GemmTile<float, true>;
   const std::string stages = ", " + std::to_string(F::STAGES) + "-stage cp.async";
   return {
-      {"reduce", std::to_string(reduce_blocks_per_sm * sm_count) + " blocks x " + std::to_string(kReduceThreads) +
-                     " threads, 16-byte loads, last-block finish"},
-      {"spmv", "vector (2-32 lanes/row by mean row length) or merge-path (" + std::to_string(kMergeTile) +
-                   " items/block) when max/mean row > " + std::to_string(static_cast<int>(spmv_skew_ratio)) +
-                   "; stream (a warp per 32 rows) when mean row <= " +
-                   std::to_string(static_cast<int>(spmv_stream_mean))},
+      {"reduce", std::to_string(tune.get("reduce.blocks_per_sm") * sm_count) + " blocks x " +
+                     std::to_string(kReduceThreads) + " threads, 16-byte loads, last-block finish"},
+      {"spmv", "vector (" + std::to_string(tune.get("spmv.min_lanes")) + "-" + std::to_string(tune.get("spmv.max_lanes")) +
+                   " lanes/row by mean row length), merge-path (" + std::to_string(kMergeTile) +
+                   " items/block) when max/mean row > " + std::to_string(tune.get("spmv.merge_skew")) +
+                   ", stream (a warp per 32 rows) when mean row <= " + std::to_string(tune.get("spmv.stream_mean"))},
       {"trsv/trsm", "diagonal blocks " + std::to_string(kTrsvBlock<float>) + " (f32) / " +
                         std::to_string(kTrsvBlock<double>) + " (f64), inverted; sync-free block-row sweep"},
-      {"sptrsv", "GPU level analysis, sync-free solve in level order, " + std::to_string(sptrsv_blocks_per_sm) +
+      {"sptrsv", "GPU level analysis, sync-free solve in level order, " + std::to_string(tune.get("sptrsv.blocks_per_sm")) +
                      " x " + std::to_string(kSptrsvThreads) + " threads per SM"},
       {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + " (narrow: " +
                        tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) + ", when it fills the SMs' waves better)"},
-      {"gemm f64", "FP64 tensor cores (DMMA m16n8k4), " + std::to_string(D::BM) + "x" + std::to_string(D::BN) + "x" +
-                       std::to_string(D::BK) + " block, " + std::to_string(D::TM) + "x" + std::to_string(D::TN) +
-                       " per warp" + stages + " (or half as wide)"},
+      {"gemm f64", "FP64 tensor cores (DMMA m16n8k4 on sm_90, m8n8k4 before), " + std::to_string(D::BM) + "x" +
+                       std::to_string(D::BN) + "x" + std::to_string(D::BK) + " block, " + std::to_string(D::TM) + "x" +
+                       std::to_string(D::TN) + " per warp" + stages + " (or half as wide)"},
       {"stencil", "2D " + std::to_string(kStencil2dBlockX) + "x" +
                       std::to_string(kStencil2dBlockY * kStencil2dRowsPerThread) + " tiles; 3D 2.5D " +
-                      std::to_string(kStencil3dBlockX * kStencil3dCellsX) + "x" + std::to_string(kStencil3dBlockY) + " planes, z chunk " +
-                      std::to_string(stencil_z_chunk)},
+                      std::to_string(kStencil3dBlockX * kStencil3dCellsX) + "x" + std::to_string(kStencil3dBlockY) +
+                      " planes, z chunk " + std::to_string(tune.get("stencil.z_chunk"))},
       {"conv2d", std::to_string(kConvTileX) + "x" + std::to_string(kConvTileY) +
                      " output tiles, filter in constant memory up to K = " + std::to_string(kConvConstFilterMax)},
       {"conv_layer", "implicit GEMM on the gemm tiles"},
   };
 }
 
+}  // namespace
+
 CudaBackend::CudaBackend(int device) : device_(device) {
   TESSERA_CUDA_CHECK(cudaSetDevice(device_));
   TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz_, cudaDevAttrClockRate, device_));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz_, cudaDevAttrMemoryClockRate, device_));
+  tune_ = tuning::Tuning::for_device(tuning_class(props_), "cuda:" + std::to_string(device_));
   TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  profile_.sm_count = props_.multiProcessorCount;
-  // Tuning knobs for experiments (the defaults are the profile's).
-  if (const char* env = std::getenv("TESSERA_CUDA_SPTRSV_SLEEP_NS")) profile_.sptrsv_sleep_ns = std::atoi(env);
-  if (const char* env = std::getenv("TESSERA_CUDA_SPMV_STREAM_MEAN")) profile_.spmv_stream_mean = std::atof(env);
-  if (const char* env = std::getenv("TESSERA_CUDA_GEMM_TILES"))
-    profile_.gemm_tiles = std::string(env) == "wide" ? 0 : std::string(env) == "narrow" ? 1 : -1;
-  if (const char* env = std::getenv("TESSERA_CUDA_SPTRSV_BLOCKS_PER_SM"))
-    profile_.sptrsv_blocks_per_sm = std::max(1, std::atoi(env));
-
-  // Reduction scratch: [result][counter][partials...], the counter zeroed once (the kernel's
-  // last block leaves it at zero).
-  reduce_max_blocks_ = profile_.reduce_blocks_per_sm * profile_.sm_count;
-  reduce_scratch_.ensure(2 * sizeof(double) + static_cast<std::size_t>(reduce_max_blocks_) * sizeof(double));
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(reduce_scratch_.as<void>(), 0, 2 * sizeof(double), stream_));
-  void* host = nullptr;
-  TESSERA_CUDA_CHECK(cudaMallocHost(&host, sizeof(double)));
-  reduce_host_ = static_cast<double*>(host);
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 CudaBackend::~CudaBackend() {
@@ -132,7 +124,7 @@ CudaBackend::~CudaBackend() {
     (void)cudaStreamSynchronize(stream_);
     (void)cudaStreamDestroy(stream_);
   }
-  if (reduce_host_ != nullptr) (void)cudaFreeHost(reduce_host_);
+  // The operations' state (device buffers, pinned memory) is freed after this, on this device.
 }
 
 void CudaBackend::make_current() const { TESSERA_CUDA_CHECK(cudaSetDevice(device_)); }
@@ -160,7 +152,9 @@ DeviceInfo CudaBackend::info() const {
       {"PCI", std::to_string(props_.pciDomainID) + ":" + std::to_string(props_.pciBusID) + ":" +
                   std::to_string(props_.pciDeviceID)},
   };
-  for (auto& kv : profile_.describe()) d.details.emplace_back("profile: " + kv.first, kv.second);
+  for (auto& kv : describe_kernels(tune_, sm_count())) d.details.emplace_back("kernels: " + kv.first, kv.second);
+  d.tuning_class = tune_.device_class();
+  d.tuning = tune_.values();
   return d;
 }
 

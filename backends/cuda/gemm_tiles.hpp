@@ -1,0 +1,32 @@
+// The one choice between the wide and the narrow GEMM tiles (Tile<T, false> / Tile<T, true>,
+// kernels/cuda/launch.hpp), for gemm, trsm's updates and the convolution layer.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda_backend.hpp"
+#include "kernels/cuda/launch.hpp"
+
+namespace tessera::cuda {
+
+// Narrow tiles when the wide tiles would leave the SMs noticeably idle (a partly filled last
+// wave, or n much narrower than a wide tile). Narrow tiles reuse each A fragment half as often,
+// so they must win clearly (Tile::NARROW_MARGIN). gemm.tiles forces one: 0 wide, 1 narrow.
+template <class T, template <class, bool> class Tile>
+bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n) const {
+  const int forced = tune_.get("gemm.tiles");
+  if (forced >= 0) return forced == 1;
+  // Useful share of the block-slots the grid occupies: partial edge tiles and a partly filled
+  // last wave both count as idle.
+  auto efficiency = [&](std::int64_t bm, std::int64_t bn, int per_sm) {
+    const std::int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    const std::int64_t slots = static_cast<std::int64_t>(per_sm) * (sm_count() > 0 ? sm_count() : 1);
+    const std::int64_t waves = (tiles + slots - 1) / slots;
+    return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(waves * slots * bm * bn);
+  };
+  using W = Tile<T, false>;
+  using N = Tile<T, true>;
+  return efficiency(N::BM, N::BN, N::BLOCKS_PER_SM) > N::NARROW_MARGIN * efficiency(W::BM, W::BN, W::BLOCKS_PER_SM);
+}
+
+}  // namespace tessera::cuda
