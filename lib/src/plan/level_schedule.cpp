@@ -8,7 +8,7 @@ namespace tessera::plan {
 
 std::string singular_row_error(std::int64_t row, const char* what) {
   return "sptrsv_analyze: row " + std::to_string(row) + " has " + what +
-         ": with Diag::non_unit the triangular matrix is singular";
+         ": the triangular matrix is singular";
 }
 
 namespace {
