@@ -1,9 +1,9 @@
 // Sparse triangular solve by level scheduling. The analysis (plan/level_schedule.hpp) assigns
 // each row a level (one more than the deepest row it depends on) and orders rows by level; the
 // plan copies the strict triangle in that order, so a solve streams one compact array and never
-// tests which side of the diagonal an entry is on. Rows of one level are independent and run in parallel; runs of consecutive
-// small levels run on one thread, so a chain-like matrix (e.g. bidiagonal, n levels of one row)
-// costs no barrier per level.
+// tests which side of the diagonal an entry is on. Rows of one level are independent and run in
+// parallel; runs of consecutive small levels run on one thread, so a chain-like matrix (e.g.
+// bidiagonal, n levels of one row) costs no barrier per level.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -69,7 +69,8 @@ std::shared_ptr<SptrsvPlanData> CpuBackend::sptrsv_analyze(Uplo uplo, Diag diag,
         plan->col.push_back(col_idx[k]);
         plan->val.push_back(values[k]);
       }
-    if (!plan->unit) plan->diag[static_cast<std::size_t>(p)] = static_cast<T>(sched.diagonal[static_cast<std::size_t>(i)]);
+    if (!plan->unit)
+      plan->diag[static_cast<std::size_t>(p)] = static_cast<T>(sched.diagonal[static_cast<std::size_t>(i)]);
   }
   plan->ptr[static_cast<std::size_t>(n)] = static_cast<std::int32_t>(plan->col.size());
 

@@ -113,7 +113,8 @@ void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
   const std::int64_t items = z_chunks * y_blocks;
   // Both grids larger than the last-level cache: nothing a step writes is still cached when the
   // next step reads it, so its stores may bypass the caches (no write-allocate read).
-  const bool stream = 2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
+  const bool stream =
+      2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
 
 #pragma omp parallel num_threads(threads)
   {

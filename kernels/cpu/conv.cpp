@@ -330,7 +330,8 @@ void Conv2dF64(bool same, const double* image, std::int64_t H, std::int64_t W, s
                std::int64_t min_macs) {
   Conv2dImpl(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo, min_macs);
 }
-void ConvLayerF32(const ConvLayerShape& shape, const float* in, const float* filter, float* out, std::int64_t min_flops) {
+void ConvLayerF32(const ConvLayerShape& shape, const float* in, const float* filter, float* out,
+                  std::int64_t min_flops) {
   ConvLayerImpl(shape, in, filter, out, min_flops);
 }
 void ConvLayerF64(const ConvLayerShape& shape, const double* in, const double* filter, double* out,
