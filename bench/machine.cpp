@@ -7,11 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
-#include <thread>
 
 #include "baselines/baselines.hpp"
 #include "emulation.hpp"
+#include "host_machine.hpp"
 #include "openblas_coretype.hpp"
 #include "tessera/cpu_target.hpp"
 #include "tessera/version.hpp"
@@ -19,26 +18,6 @@
 namespace bench {
 
 namespace {
-
-// x86: "model name"; ARM: no model name line, so the implementer/part codes and any "Hardware".
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line, implementer, part, hardware;
-  while (std::getline(f, line)) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string key = line.substr(0, colon);
-    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
-    std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
-    if (key == "model name") return value;
-    if (key == "CPU implementer" && implementer.empty()) implementer = value;
-    if (key == "CPU part" && part.empty()) part = value;
-    if (key == "Hardware") hardware = value;
-  }
-  if (!hardware.empty()) return hardware;
-  if (!implementer.empty()) return "implementer " + implementer + " part " + part;
-  return "unknown";
-}
 
 std::string compiler() {
 #if defined(__clang__)
@@ -61,27 +40,8 @@ std::string utc_now() {
 
 }  // namespace
 
-std::uint64_t last_level_cache_bytes() {
-  int best_level = 0;
-  std::uint64_t best = 0;
-  for (int i = 0; i < 8; ++i) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    std::ifstream level_file(dir + "level"), size_file(dir + "size");
-    int level = 0;
-    std::string size;
-    if (!(level_file >> level) || !(size_file >> size) || size.empty()) continue;
-    std::uint64_t bytes = std::strtoull(size.c_str(), nullptr, 10);
-    if (size.back() == 'K') bytes <<= 10;
-    if (size.back() == 'M') bytes <<= 20;
-    if (level > best_level || (level == best_level && bytes > best)) best_level = level, best = bytes;
-  }
-  if (best == 0) {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    best = static_cast<std::uint64_t>(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
-  }
-  return best;
-}
+// The host's facts come from the library's one reader of them (lib/src/host_machine.hpp).
+std::uint64_t last_level_cache_bytes() { return tessera::host::machine().last_level_cache(); }
 
 RunInfo collect_run_info(const Options& o) {
   RunInfo i;
@@ -90,11 +50,12 @@ RunInfo collect_run_info(const Options& o) {
   i.machine = host;
   utsname u{};
   if (uname(&u) == 0) i.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
-  i.cpu_model = cpu_model();
-  i.cores = static_cast<int>(std::thread::hardware_concurrency());
+  const tessera::host::Machine& m = tessera::host::machine();
+  i.cpu_model = !m.model.empty() ? m.model : "unknown";
+  i.cores = m.logical_cpus;
   i.threads = omp_get_max_threads();
   i.llc_bytes = last_level_cache_bytes();
-  i.memory_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  i.memory_bytes = m.memory_bytes;
   i.compiler = compiler();
   i.tessera_version = tessera::version();
   i.date = utc_now();

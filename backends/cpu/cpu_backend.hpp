@@ -1,35 +1,30 @@
 // The CPU backend: OpenMP threads + Highway SIMD kernels (kernels/cpu/), the SIMD target chosen
-// at run time (capped by TESSERA_CPU_TARGET).
+// at run time (capped by TESSERA_CPU_TARGET). Its run-time constants (minimum work per thread,
+// cache blocks, ...) come from its Tuning, class "cpu/host" (lib/src/tuning/<op>.cpp), so
+// TESSERA_TUNE="cpu:..." may override them.
 #pragma once
 
-#include <cstddef>
-#include <mutex>
+#include <memory>
 
 #include "host_memory_backend.hpp"
+#include "tuning/tuning.hpp"
 
 namespace tessera {
 
-class CpuBackend final : public HostMemoryBackend {
+class CpuBackend final : public HostMemoryBackend<CpuBackend> {
  public:
   CpuBackend();
   DeviceInfo info() const override;
 
-#include "tessera/backend_operation_overrides.inc"
+  TESSERA_TYPED_BACKEND_OPERATIONS
 
  private:
-  // Host memory that grows on demand and is freed with the backend (or the Scratch).
-  struct Scratch {
-    explicit Scratch(CpuBackend* o) : owner(o) {}
-    Scratch(const Scratch&) = delete;
-    Scratch& operator=(const Scratch&) = delete;
-    ~Scratch();
-    void* reserve(std::size_t bytes);
-    CpuBackend* owner;
-    std::mutex mutex;
-    void* data = nullptr;
-    std::size_t bytes = 0;
-  };
-  Scratch stencil_scratch_{this};  // stencil's second grid
+  tuning::Tuning tune_;
+
+  // Per-op state, defined and used in the op's file only.
+  struct StencilState;  // stencil.cpp: the second grid, kept between calls
+  static std::shared_ptr<StencilState> make_stencil_state();
+  std::shared_ptr<StencilState> stencil_state_ = make_stencil_state();
 };
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 // Reductions: the vector is cut into one contiguous chunk per thread (cache-line aligned
 // boundaries), each chunk reduced by the SIMD kernel, the chunk results combined in double in
-// thread order, so the result does not depend on scheduling.
+// thread order, so the result does not depend on scheduling. Fewer threads run where each would
+// get less than reduce.min_per_thread elements (tuning/reduce.cpp).
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -13,8 +14,6 @@
 namespace tessera {
 namespace {
 
-// One thread streams ~10 GB/s, so 64 Ki elements (~25 us) amortise a fork/join of a few us.
-constexpr std::int64_t kMinPerThread = 1 << 16;
 constexpr std::int64_t kLineElems = 16;  // 64-byte lines of f32; for f64 two lines, still whole
 
 double combine(ReduceOp op, const std::vector<double>& parts) {
@@ -35,8 +34,8 @@ double combine(ReduceOp op, const std::vector<double>& parts) {
 
 // f(begin, count) reduces one chunk.
 template <class F>
-std::vector<double> per_thread(std::int64_t n, F&& f) {
-  const int threads = cpu::threads_for(n, kMinPerThread);
+std::vector<double> per_thread(std::int64_t n, std::int64_t min_per_thread, F&& f) {
+  const int threads = cpu::threads_for(n, min_per_thread);
   std::vector<double> parts(static_cast<std::size_t>(threads));
   if (threads == 1) {
     parts[0] = f(0, n);
@@ -50,10 +49,12 @@ std::vector<double> per_thread(std::int64_t n, F&& f) {
   return parts;
 }
 
+}  // namespace
+
 template <class T>
-double reduce_typed(ReduceOp op, const VecView& xv) {
+double CpuBackend::reduce(ReduceOp op, const VecView& xv) {
   const T* x = static_cast<const T*>(xv.data);
-  return combine(op, per_thread(xv.n, [&](std::int64_t b, std::int64_t n) {
+  return combine(op, per_thread(xv.n, tune_["reduce.min_per_thread"], [&](std::int64_t b, std::int64_t n) {
                    if constexpr (std::is_same_v<T, float>)
                      return cpu::reduce_f32(op, x + b, n);
                    else
@@ -62,10 +63,10 @@ double reduce_typed(ReduceOp op, const VecView& xv) {
 }
 
 template <class T>
-double dot_typed(const VecView& xv, const VecView& yv) {
+double CpuBackend::dot(const VecView& xv, const VecView& yv) {
   const T* x = static_cast<const T*>(xv.data);
   const T* y = static_cast<const T*>(yv.data);
-  return combine(ReduceOp::sum, per_thread(xv.n, [&](std::int64_t b, std::int64_t n) {
+  return combine(ReduceOp::sum, per_thread(xv.n, tune_["reduce.min_per_thread"], [&](std::int64_t b, std::int64_t n) {
                    if constexpr (std::is_same_v<T, float>)
                      return cpu::dot_f32(x + b, y + b, n);
                    else
@@ -73,14 +74,7 @@ double dot_typed(const VecView& xv, const VecView& yv) {
                  }));
 }
 
-}  // namespace
-
-double CpuBackend::reduce(DType dtype, ReduceOp op, const VecView& x) {
-  return dtype == DType::f32 ? reduce_typed<float>(op, x) : reduce_typed<double>(op, x);
-}
-
-double CpuBackend::dot(DType dtype, const VecView& x, const VecView& y) {
-  return dtype == DType::f32 ? dot_typed<float>(x, y) : dot_typed<double>(x, y);
-}
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, reduce)
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, dot)
 
 }  // namespace tessera

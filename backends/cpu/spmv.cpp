@@ -1,7 +1,8 @@
 // SpMV: rows are split among threads so each gets an equal share of nonzeros + rows (a row costs
 // its row_ptr entry and y element besides its nonzeros), found by binary search on row_ptr; an
 // equal row count would leave threads idle on power-law matrices. The splits cost O(threads
-// log rows) per call, so nothing is cached per matrix.
+// log rows) per call, so nothing is cached per matrix. Fewer threads run where each would get less
+// than spmv.min_work_per_thread (tuning/spmv.cpp).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -9,14 +10,12 @@
 #include <type_traits>
 
 #include "cpu/cpu_backend.hpp"
+#include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
-#include "kernels/cpu/gemm.hpp"  // cache_sizes
 #include "kernels/cpu/spmv.hpp"
 
 namespace tessera {
 namespace {
-
-constexpr std::int64_t kMinWorkPerThread = 1 << 15;  // nonzeros + rows
 
 // First row whose start cost (row_ptr[i] + i) reaches `target`.
 std::int64_t row_at_cost(const std::int32_t* row_ptr, std::int64_t rows, std::int64_t target) {
@@ -60,8 +59,10 @@ bool irregular_short_rows(const std::int32_t* row_ptr, std::int64_t rows) {
   return pairs > 0 && changes * 4 >= pairs;  // a quarter or more of the row changes
 }
 
+}  // namespace
+
 template <class T>
-void spmv_typed(double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
+void CpuBackend::spmv(double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col = static_cast<const std::int32_t*>(A.col_idx);
   const T* val = static_cast<const T*>(A.values);
@@ -73,7 +74,7 @@ void spmv_typed(double alpha, const CsrView& A, const VecView& xv, double beta, 
   // Prefetching x pays where its loads miss the last-level cache and TLB; elsewhere it only adds
   // work. Zen 5 VM (32 MiB L3), one thread: 2.4x faster with x = 16-32 MiB (random 4M rows),
   // 10-40% slower with x = 0.2-2.6 MiB (cage11, dblp-2010); the cut is between.
-  const bool prefetch_x = static_cast<std::size_t>(A.cols) * sizeof(T) > cpu::cache_sizes().l3 / 4;
+  const bool prefetch_x = static_cast<std::size_t>(A.cols) * sizeof(T) > host::machine().caches.l3 / 4;
   // The short-row gather reads x[0] for its idle lanes: only with cols >= 1.
   const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(row_ptr, rows);
   auto run = [&](std::int64_t r0, std::int64_t r1) {
@@ -82,7 +83,7 @@ void spmv_typed(double alpha, const CsrView& A, const VecView& xv, double beta, 
     else
       cpu::spmv_f64(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather);
   };
-  const int threads = cpu::threads_for(work, kMinWorkPerThread);
+  const int threads = cpu::threads_for(work, tune_["spmv.min_work_per_thread"]);
   if (threads == 1) {
     run(0, rows);
     return;
@@ -93,13 +94,6 @@ void spmv_typed(double alpha, const CsrView& A, const VecView& xv, double beta, 
         t + 1 == threads ? rows : row_at_cost(row_ptr, rows, work * (t + 1) / threads));
 }
 
-}  // namespace
-
-void CpuBackend::spmv(DType dtype, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) {
-  if (dtype == DType::f32)
-    spmv_typed<float>(alpha, A, x, beta, y);
-  else
-    spmv_typed<double>(alpha, A, x, beta, y);
-}
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)
 
 }  // namespace tessera

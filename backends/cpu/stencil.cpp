@@ -2,31 +2,29 @@
 // the last step writes u: with an even step count the first step reads u and only the
 // boundary is copied to the scratch grid; with an odd count the scratch grid starts as a full
 // copy of u. Boundary cells are never written, so each buffer keeps them. The scratch grid is
-// kept by the backend between calls: in a fresh allocation every page faults on first touch,
-// which cost as much as several steps of a 256^3 grid.
+// kept by the backend between calls (CpuBackend::StencilState, below): in a fresh allocation
+// every page faults on first touch, which cost as much as several steps of a 256^3 grid.
 //
 // 3D grids are cache blocked in y: a thread sweeps z inside a block of rows, so the 2r+1 source
 // planes' rows of the block stay in L2 and each source cell comes from memory once per step.
+// The block size and the minimum cells per thread are the tuning values stencil.block_bytes and
+// stencil.min_cells_per_thread (tuning/stencil.cpp).
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <utility>
 
 #include "cpu/cpu_backend.hpp"
+#include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
-#include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/stencil.hpp"
 
 namespace tessera {
 namespace {
-
-// Per thread, the block's working set (2r+1 source row blocks plus the destination block)
-// should take about half of a 512 KiB - 1 MiB L2, leaving room for the prefetched next plane.
-constexpr std::int64_t kBlockBytes = 256 * 1024;
-constexpr std::int64_t kMinCellsPerThread = 1 << 14;
 
 template <class T>
 void copy_parallel(T* dst, const T* src, std::int64_t n) {
@@ -61,8 +59,31 @@ void copy_boundary(T* dst, const T* src, const GridView& g, std::int64_t r) {
   }
 }
 
+// Host memory that grows on demand and is freed with its owner.
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { host_memory::deallocate(data_); }
+  void* reserve(std::size_t want) {
+    if (want <= bytes_) return data_;
+    host_memory::deallocate(data_);
+    data_ = nullptr;
+    bytes_ = 0;
+    data_ = host_memory::allocate(want);
+    bytes_ = want;
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 template <class T>
-void stencil_typed(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes) {
+void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes,
+                   std::int64_t block_bytes, std::int64_t min_cells_per_thread) {
   const int r = spec.radius;
   const bool is_3d = g.ndim == 3;
   const std::int64_t nx = g.nx, ny = g.ny, nz = is_3d ? g.nz : 1;
@@ -84,15 +105,16 @@ void stencil_typed(const StencilSpec& spec, const GridView& g, int steps, void* 
   // Work items: z chunks x y blocks (3D) or y chunks (2D), z chunks outermost so a thread's
   // static share is a run of y blocks over the same z range.
   const std::int64_t rows_per_block =
-      is_3d ? std::max<std::int64_t>(2 * r, kBlockBytes / ((2 * r + 2) * nx * static_cast<std::int64_t>(sizeof(T))))
+      is_3d ? std::max<std::int64_t>(2 * r, block_bytes / ((2 * r + 2) * nx * static_cast<std::int64_t>(sizeof(T))))
             : y1 - y0;
-  const int threads = cpu::threads_for((z1 - z0) * (y1 - y0) * (nx - 2 * r), kMinCellsPerThread);
+  const int threads = cpu::threads_for((z1 - z0) * (y1 - y0) * (nx - 2 * r), min_cells_per_thread);
   const std::int64_t z_chunks = is_3d ? std::min<std::int64_t>(threads, z1 - z0) : 1;
   const std::int64_t y_blocks = is_3d ? (y1 - y0 + rows_per_block - 1) / rows_per_block : threads;
   const std::int64_t items = z_chunks * y_blocks;
   // Both grids larger than the last-level cache: nothing a step writes is still cached when the
   // next step reads it, so its stores may bypass the caches (no write-allocate read).
-  const bool stream = 2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(cpu::cache_sizes().l3);
+  const bool stream =
+      2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
 
 #pragma omp parallel num_threads(threads)
   {
@@ -119,30 +141,25 @@ void stencil_typed(const StencilSpec& spec, const GridView& g, int steps, void* 
 
 }  // namespace
 
-CpuBackend::Scratch::~Scratch() {
-  if (data != nullptr) owner->deallocate(data);
-}
+// The second grid, kept between calls; guarded, since the device may be used from several
+// threads.
+struct CpuBackend::StencilState {
+  std::mutex mutex;
+  Scratch grid;
+};
 
-void* CpuBackend::Scratch::reserve(std::size_t want) {
-  if (want <= bytes) return data;
-  if (data != nullptr) owner->deallocate(data);
-  data = nullptr;
-  bytes = 0;
-  data = owner->allocate(want);
-  bytes = want;
-  return data;
-}
+std::shared_ptr<CpuBackend::StencilState> CpuBackend::make_stencil_state() { return std::make_shared<StencilState>(); }
 
-void CpuBackend::stencil(DType dtype, const StencilSpec& spec, const GridView& u, int steps) {
-  const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * (u.ndim == 3 ? u.nz : 1)) * dtype_size(dtype);
+template <class T>
+void CpuBackend::stencil(const StencilSpec& spec, const GridView& u, int steps) {
+  const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * (u.ndim == 3 ? u.nz : 1)) * sizeof(T);
   // Concurrent stencils on this device (rare: each uses every core) get a grid of their own.
-  std::unique_lock<std::mutex> lock(stencil_scratch_.mutex, std::try_to_lock);
-  Scratch own(this);
-  void* scratch = lock.owns_lock() ? stencil_scratch_.reserve(bytes) : own.reserve(bytes);
-  if (dtype == DType::f32)
-    stencil_typed<float>(spec, u, steps, scratch);
-  else
-    stencil_typed<double>(spec, u, steps, scratch);
+  std::unique_lock<std::mutex> lock(stencil_state_->mutex, std::try_to_lock);
+  Scratch own;
+  void* scratch = lock.owns_lock() ? stencil_state_->grid.reserve(bytes) : own.reserve(bytes);
+  stencil_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
 }
+
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, stencil)
 
 }  // namespace tessera

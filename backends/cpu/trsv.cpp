@@ -4,24 +4,19 @@
 
 namespace tessera {
 
-void CpuBackend::trsv(DType t, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
-  const bool up = uplo == Uplo::upper, tr = trans == Trans::T, unit = diag == Diag::unit;
-  if (t == DType::f32) {
-    cpu::trsv(up, tr, unit, A.rows, static_cast<const float*>(A.data), A.ld, static_cast<float*>(x.data));
-  } else {
-    cpu::trsv(up, tr, unit, A.rows, static_cast<const double*>(A.data), A.ld, static_cast<double*>(x.data));
-  }
+template <class T>
+void CpuBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+  cpu::trsv(uplo == Uplo::upper, trans == Trans::T, diag == Diag::unit, A.rows, static_cast<const T*>(A.data), A.ld,
+            static_cast<T*>(x.data), tune_["trsv.min_elems_per_thread"]);
 }
 
-void CpuBackend::trsm(DType t, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
-  const bool up = uplo == Uplo::upper, tr = trans == Trans::T, unit = diag == Diag::unit;
-  if (t == DType::f32) {
-    cpu::trsm(up, tr, unit, B.rows, B.cols, static_cast<float>(alpha), static_cast<const float*>(A.data), A.ld,
-              static_cast<float*>(B.data), B.ld);
-  } else {
-    cpu::trsm(up, tr, unit, B.rows, B.cols, alpha, static_cast<const double*>(A.data), A.ld,
-              static_cast<double*>(B.data), B.ld);
-  }
+template <class T>
+void CpuBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+  cpu::trsm(uplo == Uplo::upper, trans == Trans::T, diag == Diag::unit, B.rows, B.cols, static_cast<T>(alpha),
+            static_cast<const T*>(A.data), A.ld, static_cast<T*>(B.data), B.ld, tune_["gemm.min_flops_per_thread"]);
 }
+
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, trsv)
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, trsm)
 
 }  // namespace tessera

@@ -6,10 +6,8 @@
 
 namespace tessera {
 
-namespace {
-
 template <class T>
-void conv2d_typed(ConvMode mode, const MatView& image, const MatView& filter, const MatView& outv) {
+void ReferenceBackend::conv2d(ConvMode mode, const MatView& image, const MatView& filter, const MatView& outv) {
   const T* img = static_cast<const T*>(image.data);
   const T* f = static_cast<const T*>(filter.data);
   T* out = static_cast<T*>(outv.data);
@@ -34,7 +32,8 @@ void conv2d_typed(ConvMode mode, const MatView& image, const MatView& filter, co
 }
 
 template <class T>
-void conv_layer_typed(const ConvParams& prm, const TensorView& in, const TensorView& filter, const TensorView& outv) {
+void ReferenceBackend::conv_layer(const ConvParams& prm, const TensorView& in, const TensorView& filter,
+                                  const TensorView& outv) {
   const T* x = static_cast<const T*>(in.data);
   const T* w = static_cast<const T*>(filter.data);
   T* out = static_cast<T*>(outv.data);
@@ -65,22 +64,7 @@ void conv_layer_typed(const ConvParams& prm, const TensorView& in, const TensorV
   }
 }
 
-}  // namespace
-
-void ReferenceBackend::conv2d(DType dtype, ConvMode mode, const MatView& image, const MatView& filter,
-                              const MatView& out) {
-  if (dtype == DType::f32)
-    conv2d_typed<float>(mode, image, filter, out);
-  else
-    conv2d_typed<double>(mode, image, filter, out);
-}
-
-void ReferenceBackend::conv_layer(DType dtype, const ConvParams& params, const TensorView& in,
-                                  const TensorView& filter, const TensorView& out) {
-  if (dtype == DType::f32)
-    conv_layer_typed<float>(params, in, filter, out);
-  else
-    conv_layer_typed<double>(params, in, filter, out);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, conv2d)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, conv_layer)
 
 }  // namespace tessera

@@ -15,9 +15,11 @@ double op_at(Trans t, const MatView& m, std::int64_t i, std::int64_t j) {
   return static_cast<double>(t == Trans::N ? data[i * m.ld + j] : data[j * m.ld + i]);
 }
 
+}  // namespace
+
 template <class T>
-void gemm_typed(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
-                const MatView& Cv) {
+void ReferenceBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+                            const MatView& Cv) {
   const std::int64_t m = Cv.rows, n = Cv.cols;
   const std::int64_t k = ta == Trans::N ? A.cols : A.rows;
   T* C = static_cast<T*>(Cv.data);
@@ -33,14 +35,6 @@ void gemm_typed(Trans ta, Trans tb, double alpha, const MatView& A, const MatVie
   }
 }
 
-}  // namespace
-
-void ReferenceBackend::gemm(DType dtype, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
-                            double beta, const MatView& C) {
-  if (dtype == DType::f32)
-    gemm_typed<float>(ta, tb, alpha, A, B, beta, C);
-  else
-    gemm_typed<double>(ta, tb, alpha, A, B, beta, C);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, gemm)
 
 }  // namespace tessera

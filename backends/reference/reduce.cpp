@@ -31,8 +31,10 @@ class CompensatedSum {
   double error_ = 0.0;
 };
 
+}  // namespace
+
 template <class T>
-double reduce_typed(ReduceOp op, const VecView& xv) {
+double ReferenceBackend::reduce(ReduceOp op, const VecView& xv) {
   const T* x = static_cast<const T*>(xv.data);
   const std::int64_t n = xv.n;
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -77,7 +79,7 @@ double reduce_typed(ReduceOp op, const VecView& xv) {
 }
 
 template <class T>
-double dot_typed(const VecView& xv, const VecView& yv) {
+double ReferenceBackend::dot(const VecView& xv, const VecView& yv) {
   const T* x = static_cast<const T*>(xv.data);
   const T* y = static_cast<const T*>(yv.data);
   CompensatedSum s;
@@ -85,14 +87,7 @@ double dot_typed(const VecView& xv, const VecView& yv) {
   return s.value();
 }
 
-}  // namespace
-
-double ReferenceBackend::reduce(DType dtype, ReduceOp op, const VecView& x) {
-  return dtype == DType::f32 ? reduce_typed<float>(op, x) : reduce_typed<double>(op, x);
-}
-
-double ReferenceBackend::dot(DType dtype, const VecView& x, const VecView& y) {
-  return dtype == DType::f32 ? dot_typed<float>(x, y) : dot_typed<double>(x, y);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, reduce)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, dot)
 
 }  // namespace tessera

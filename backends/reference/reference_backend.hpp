@@ -1,7 +1,7 @@
 // The reference backend: plain sequential loops with double accumulation. It is the oracle every
 // other backend is tested against, and a device users can select ("reference"). Readability wins
-// over speed everywhere: each operation is the textbook loop nest, written once per dtype through
-// a template and dispatched on the DType at the top of each method.
+// over speed everywhere: each operation is the textbook loop nest, written once as a template
+// over the element type (TypedBackend dispatches on the DType).
 #pragma once
 
 #include <memory>
@@ -10,12 +10,12 @@
 
 namespace tessera {
 
-class ReferenceBackend final : public HostMemoryBackend {
+class ReferenceBackend final : public HostMemoryBackend<ReferenceBackend> {
  public:
   ReferenceBackend();
   DeviceInfo info() const override;
 
-#include "tessera/backend_operation_overrides.inc"
+  TESSERA_TYPED_BACKEND_OPERATIONS
 };
 
 }  // namespace tessera

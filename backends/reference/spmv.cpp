@@ -7,10 +7,8 @@
 
 namespace tessera {
 
-namespace {
-
 template <class T>
-void spmv_typed(double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
+void ReferenceBackend::spmv(double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col_idx = static_cast<const std::int32_t*>(A.col_idx);
   const T* values = static_cast<const T*>(A.values);
@@ -27,14 +25,6 @@ void spmv_typed(double alpha, const CsrView& A, const VecView& xv, double beta, 
   }
 }
 
-}  // namespace
-
-void ReferenceBackend::spmv(DType dtype, double alpha, const CsrView& A, const VecView& x, double beta,
-                            const VecView& y) {
-  if (dtype == DType::f32)
-    spmv_typed<float>(alpha, A, x, beta, y);
-  else
-    spmv_typed<double>(alpha, A, x, beta, y);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, spmv)
 
 }  // namespace tessera

@@ -1,12 +1,13 @@
-// Sparse triangular solve on CSR. The analysis only finds each row's diagonal (the sum of its
-// diagonal entries, duplicates included) and rejects a singular matrix, so a solve never
-// divides by zero; the solve is row-by-row substitution in double, entries outside the named
-// triangle skipped.
+// Sparse triangular solve on CSR. The analysis needs only each row's diagonal (the sum of its
+// diagonal entries, duplicates included) and the check that none is missing or zero, so a solve
+// never divides by zero: both come from the one level-schedule analysis (plan/level_schedule.hpp),
+// whose levels the reference ignores. The solve is row-by-row substitution in double, entries
+// outside the named triangle skipped.
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
+#include "plan/level_schedule.hpp"
 #include "reference/reference_backend.hpp"
 #include "tessera/errors.hpp"
 
@@ -22,39 +23,30 @@ class ReferenceSptrsvPlan final : public SptrsvPlanData {
   std::vector<double> diagonal;   // per row; empty with Diag::unit, where it is never read
 };
 
+}  // namespace
+
 template <class T>
-std::shared_ptr<SptrsvPlanData> analyze_typed(Uplo uplo, Diag diag, const CsrView& A) {
+std::shared_ptr<SptrsvPlanData> ReferenceBackend::sptrsv_analyze(Uplo uplo, Diag diag, const CsrView& A) {
   auto plan = std::make_shared<ReferenceSptrsvPlan>();
   plan->uplo = uplo;
   plan->diag = diag;
   plan->generation = A.generation;
-  if (diag == Diag::unit) return plan;
-
-  const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
-  const auto* col_idx = static_cast<const std::int32_t*>(A.col_idx);
-  const T* values = static_cast<const T*>(A.values);
-  plan->diagonal.resize(static_cast<std::size_t>(A.rows));
-  for (std::int64_t i = 0; i < A.rows; ++i) {
-    bool found = false;
-    double d = 0.0;
-    for (std::int32_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-      if (col_idx[k] != i) continue;
-      found = true;
-      d += static_cast<double>(values[k]);
-    }
-    if (!found)
-      throw InvalidArgument("sptrsv_analyze: row " + std::to_string(i) +
-                            " has no diagonal entry: the triangular matrix is singular");
-    if (d == 0.0)
-      throw InvalidArgument("sptrsv_analyze: row " + std::to_string(i) +
-                            " has a zero diagonal: the triangular matrix is singular");
-    plan->diagonal[static_cast<std::size_t>(i)] = d;
-  }
+  plan->diagonal = plan::level_schedule(A.rows, static_cast<const std::int32_t*>(A.row_ptr),
+                                        static_cast<const std::int32_t*>(A.col_idx), A.values, dtype_v<T>, uplo,
+                                        diag)
+                       .diagonal;
   return plan;
 }
 
 template <class T>
-void solve_typed(const ReferenceSptrsvPlan& plan, const CsrView& A, const VecView& bv, const VecView& xv) {
+void ReferenceBackend::sptrsv_solve(const SptrsvPlanData& plan_data, const CsrView& A, const VecView& bv,
+                                    const VecView& xv) {
+  const auto* planp = dynamic_cast<const ReferenceSptrsvPlan*>(&plan_data);
+  if (planp == nullptr)
+    throw InvalidArgument("sptrsv_solve: the plan was not made by the reference backend; analyse on this device");
+  const ReferenceSptrsvPlan& plan = *planp;
+  if (plan.generation != A.generation)
+    throw InvalidArgument("sptrsv_solve: the plan was made for a different matrix; analyse this one first");
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col_idx = static_cast<const std::int32_t*>(A.col_idx);
   const T* values = static_cast<const T*>(A.values);
@@ -78,24 +70,7 @@ void solve_typed(const ReferenceSptrsvPlan& plan, const CsrView& A, const VecVie
   for (std::int64_t i = 0; i < n; ++i) x[i] = static_cast<T>(w[static_cast<std::size_t>(i)]);
 }
 
-}  // namespace
-
-std::shared_ptr<SptrsvPlanData> ReferenceBackend::sptrsv_analyze(DType dtype, Uplo uplo, Diag diag,
-                                                                 const CsrView& A) {
-  return dtype == DType::f32 ? analyze_typed<float>(uplo, diag, A) : analyze_typed<double>(uplo, diag, A);
-}
-
-void ReferenceBackend::sptrsv_solve(DType dtype, const SptrsvPlanData& plan_data, const CsrView& A,
-                                    const VecView& b, const VecView& x) {
-  const auto* plan = dynamic_cast<const ReferenceSptrsvPlan*>(&plan_data);
-  if (plan == nullptr)
-    throw InvalidArgument("sptrsv_solve: the plan was not made by the reference backend; analyse on this device");
-  if (plan->generation != A.generation)
-    throw InvalidArgument("sptrsv_solve: the plan was made for a different matrix; analyse this one first");
-  if (dtype == DType::f32)
-    solve_typed<float>(*plan, A, b, x);
-  else
-    solve_typed<double>(*plan, A, b, x);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, sptrsv_analyze)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, sptrsv_solve)
 
 }  // namespace tessera

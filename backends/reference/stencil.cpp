@@ -8,10 +8,8 @@
 
 namespace tessera {
 
-namespace {
-
 template <class T>
-void stencil_typed(const StencilSpec& spec, const GridView& g, int steps) {
+void ReferenceBackend::stencil(const StencilSpec& spec, const GridView& g, int steps) {
   const int r = spec.radius;
   const std::int64_t nx = g.nx, ny = g.ny, nz = g.nz;
   const bool is_3d = g.ndim == 3;
@@ -43,13 +41,6 @@ void stencil_typed(const StencilSpec& spec, const GridView& g, int steps) {
   }
 }
 
-}  // namespace
-
-void ReferenceBackend::stencil(DType dtype, const StencilSpec& spec, const GridView& u, int steps) {
-  if (dtype == DType::f32)
-    stencil_typed<float>(spec, u, steps);
-  else
-    stencil_typed<double>(spec, u, steps);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, stencil)
 
 }  // namespace tessera

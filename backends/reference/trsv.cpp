@@ -34,8 +34,10 @@ void solve_in_double(Uplo uplo, Trans trans, Diag diag, const MatView& A, std::v
   }
 }
 
+}  // namespace
+
 template <class T>
-void trsv_typed(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& xv) {
+void ReferenceBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& xv) {
   T* x = static_cast<T*>(xv.data);
   std::vector<double> w(x, x + xv.n);
   solve_in_double<T>(uplo, trans, diag, A, w);
@@ -44,7 +46,7 @@ void trsv_typed(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecVi
 
 // Column by column: each column of B is an independent right-hand side.
 template <class T>
-void trsm_typed(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& Bv) {
+void ReferenceBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& Bv) {
   T* B = static_cast<T*>(Bv.data);
   std::vector<double> w(static_cast<std::size_t>(Bv.rows));
   for (std::int64_t c = 0; c < Bv.cols; ++c) {
@@ -55,21 +57,7 @@ void trsm_typed(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& 
   }
 }
 
-}  // namespace
-
-void ReferenceBackend::trsv(DType dtype, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
-  if (dtype == DType::f32)
-    trsv_typed<float>(uplo, trans, diag, A, x);
-  else
-    trsv_typed<double>(uplo, trans, diag, A, x);
-}
-
-void ReferenceBackend::trsm(DType dtype, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A,
-                            const MatView& B) {
-  if (dtype == DType::f32)
-    trsm_typed<float>(uplo, trans, diag, alpha, A, B);
-  else
-    trsm_typed<double>(uplo, trans, diag, alpha, A, B);
-}
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, trsv)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, trsm)
 
 }  // namespace tessera

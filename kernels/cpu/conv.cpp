@@ -27,8 +27,6 @@ namespace tessera::cpu::HWY_NAMESPACE {
 // Output rows x vectors per conv2d pass: 8 accumulators, a loaded vector pair and broadcasts
 // fit even 16 registers, and each image vector loaded serves up to kConvRows output rows.
 inline constexpr std::size_t kConvRows = 4, kConvVecs = 2;
-// A thread is worth starting for this many multiply-adds (a fork/join costs microseconds).
-inline constexpr std::int64_t kConvMinMacsPerThread = std::int64_t(1) << 20;
 
 // Window row t feeds output row o through filter row t - o, if that is a filter row.
 HWY_INLINE constexpr bool ConvTapUsed(std::size_t t, std::size_t o, std::size_t K) { return t >= o && t - o < K; }
@@ -126,13 +124,14 @@ void Conv2dBand(const Conv2dShape& s, const T* img, const T* f, T* out, std::siz
 
 template <class T>
 void Conv2dImpl(bool same, const T* img, std::int64_t H, std::int64_t W, std::int64_t ldi, const T* filter,
-                std::int64_t K_, std::int64_t ldf, T* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
+                std::int64_t K_, std::int64_t ldf, T* out, std::int64_t P, std::int64_t Q, std::int64_t ldo,
+                std::int64_t min_macs) {
   const std::size_t K = std::size_t(K_), N = hn::Lanes(GemmTag<T>());
   const Conv2dShape s{std::size_t(H), std::size_t(W), std::size_t(ldi), K, std::size_t(P), std::size_t(Q),
                       std::size_t(ldo), same ? (K - 1) / 2 : 0};
   // Padded rows hold every tap of every computed vector pair, the last one overrunning Q.
   const std::size_t len = DivCeil(s.Q + K - 1 + kConvVecs * N, N) * N, slots = kConvRows + K - 1;
-  const int threads = threads_for(P * Q * K_ * K_, kConvMinMacsPerThread);
+  const int threads = threads_for(P * Q * K_ * K_, min_macs);
   const std::size_t per_thread = (slots + 1) * len;
   T* buf = static_cast<T*>(scratch(ScratchSlot::conv_rows, (threads * per_thread + K * K) * sizeof(T)));
   T* f = buf + threads * per_thread;  // the filter, dense
@@ -243,7 +242,7 @@ void PadImages(const ConvLayerDims& g, const T* in, std::size_t count, T* padded
 }
 
 template <class T>
-void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* out) {
+void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* out, std::int64_t min_flops) {
   const auto u = [](std::int64_t v) { return std::size_t(v); };
   const std::size_t N = u(sh.n), M = u(sh.k), RS = u(sh.r * sh.s), CRS = u(sh.c) * RS, PQ = u(sh.p * sh.q);
   const ConvLayerDims g{u(sh.c),     u(sh.h), u(sh.w), u(sh.h + 2 * sh.pad_h), u(sh.w + 2 * sh.pad_w),
@@ -251,7 +250,7 @@ void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* ou
   const std::size_t CHW = g.C * g.H * g.W, plane = g.Hp * g.Wp, KPQ = M * PQ;
   const GemmBlocking bk = MakeGemmBlocking<T>();
   const double flops = 2.0 * double(N) * double(M) * double(PQ) * double(CRS);
-  const int threads = threads_for(static_cast<std::int64_t>(flops), kGemmMinFlopsPerThread);
+  const int threads = threads_for(static_cast<std::int64_t>(flops), min_flops);
   // Enough images for every thread: each runs whole batches on its own, without barriers.
   const bool per_thread = threads > 1 && (N % std::size_t(threads) == 0 || N >= 4 * std::size_t(threads));
   const std::size_t most = std::clamp<std::size_t>(kConvGemmCols / PQ, 1, per_thread ? DivCeil(N, threads) : N);
@@ -316,24 +315,28 @@ void ConvLayerImpl(const ConvLayerShape& sh, const T* in, const T* filter, T* ou
   T* buf = static_cast<T*>(scratch(ScratchSlot::conv_rows, batch_elems * sizeof(T)));
   for (std::size_t n0 = 0; n0 < N; n0 += batch) {
     run_batch(n0, std::min(batch, N - n0), buf, [&](const auto& pack_b, std::size_t n, T* c, std::size_t ldc) {
-      GemmParallel(bk, M, n, CRS, pack_a, pack_b, T(0), c, ldc);
+      GemmParallel(bk, M, n, CRS, pack_a, pack_b, T(0), c, ldc, min_flops);
     });
   }
 }
 
 void Conv2dF32(bool same, const float* image, std::int64_t H, std::int64_t W, std::int64_t ldi, const float* filter,
-               std::int64_t K, std::int64_t ldf, float* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
-  Conv2dImpl(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo);
+               std::int64_t K, std::int64_t ldf, float* out, std::int64_t P, std::int64_t Q, std::int64_t ldo,
+               std::int64_t min_macs) {
+  Conv2dImpl(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo, min_macs);
 }
 void Conv2dF64(bool same, const double* image, std::int64_t H, std::int64_t W, std::int64_t ldi, const double* filter,
-               std::int64_t K, std::int64_t ldf, double* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
-  Conv2dImpl(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo);
+               std::int64_t K, std::int64_t ldf, double* out, std::int64_t P, std::int64_t Q, std::int64_t ldo,
+               std::int64_t min_macs) {
+  Conv2dImpl(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo, min_macs);
 }
-void ConvLayerF32(const ConvLayerShape& shape, const float* in, const float* filter, float* out) {
-  ConvLayerImpl(shape, in, filter, out);
+void ConvLayerF32(const ConvLayerShape& shape, const float* in, const float* filter, float* out,
+                  std::int64_t min_flops) {
+  ConvLayerImpl(shape, in, filter, out, min_flops);
 }
-void ConvLayerF64(const ConvLayerShape& shape, const double* in, const double* filter, double* out) {
-  ConvLayerImpl(shape, in, filter, out);
+void ConvLayerF64(const ConvLayerShape& shape, const double* in, const double* filter, double* out,
+                  std::int64_t min_flops) {
+  ConvLayerImpl(shape, in, filter, out, min_flops);
 }
 
 }  // namespace tessera::cpu::HWY_NAMESPACE
@@ -348,18 +351,22 @@ HWY_EXPORT(ConvLayerF32);
 HWY_EXPORT(ConvLayerF64);
 
 void conv2d(bool same, const float* image, std::int64_t H, std::int64_t W, std::int64_t ldi, const float* filter,
-            std::int64_t K, std::int64_t ldf, float* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
-  HWY_DYNAMIC_DISPATCH(Conv2dF32)(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo);
+            std::int64_t K, std::int64_t ldf, float* out, std::int64_t P, std::int64_t Q, std::int64_t ldo,
+            std::int64_t min_macs_per_thread) {
+  HWY_DYNAMIC_DISPATCH(Conv2dF32)(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo, min_macs_per_thread);
 }
 void conv2d(bool same, const double* image, std::int64_t H, std::int64_t W, std::int64_t ldi, const double* filter,
-            std::int64_t K, std::int64_t ldf, double* out, std::int64_t P, std::int64_t Q, std::int64_t ldo) {
-  HWY_DYNAMIC_DISPATCH(Conv2dF64)(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo);
+            std::int64_t K, std::int64_t ldf, double* out, std::int64_t P, std::int64_t Q, std::int64_t ldo,
+            std::int64_t min_macs_per_thread) {
+  HWY_DYNAMIC_DISPATCH(Conv2dF64)(same, image, H, W, ldi, filter, K, ldf, out, P, Q, ldo, min_macs_per_thread);
 }
-void conv_layer(const ConvLayerShape& shape, const float* in, const float* filter, float* out) {
-  HWY_DYNAMIC_DISPATCH(ConvLayerF32)(shape, in, filter, out);
+void conv_layer(const ConvLayerShape& shape, const float* in, const float* filter, float* out,
+                std::int64_t min_flops_per_thread) {
+  HWY_DYNAMIC_DISPATCH(ConvLayerF32)(shape, in, filter, out, min_flops_per_thread);
 }
-void conv_layer(const ConvLayerShape& shape, const double* in, const double* filter, double* out) {
-  HWY_DYNAMIC_DISPATCH(ConvLayerF64)(shape, in, filter, out);
+void conv_layer(const ConvLayerShape& shape, const double* in, const double* filter, double* out,
+                std::int64_t min_flops_per_thread) {
+  HWY_DYNAMIC_DISPATCH(ConvLayerF64)(shape, in, filter, out, min_flops_per_thread);
 }
 
 }  // namespace tessera::cpu

@@ -120,17 +120,14 @@ void GemmScaleC(std::size_t m, std::size_t n, T beta, T* c, std::size_t ldc) {
   }
 }
 
-// Below this many flops per thread a GEMM stays on fewer threads: a fork/join costs a few
-// microseconds, i.e. ~1 MFLOP of one core's FMA throughput.
-inline constexpr std::int64_t kGemmMinFlopsPerThread = std::int64_t(1) << 21;
-
-// C = op(A) op(B) + beta C on a thread team of its own (as many threads as the flops pay for),
-// with the packing buffers from this thread's scratch. k >= 1.
+// C = op(A) op(B) + beta C on a thread team of its own (as many threads as the flops pay for:
+// min_flops per thread, the cpu device's gemm.min_flops_per_thread), with the packing buffers
+// from this thread's scratch. k >= 1.
 template <class T, class PackA, class PackB>
 void GemmParallel(const GemmBlocking& bk, std::size_t m, std::size_t n, std::size_t k, const PackA& pack_a,
-                  const PackB& pack_b, T beta, T* c, std::size_t ldc) {
+                  const PackB& pack_b, T beta, T* c, std::size_t ldc, std::int64_t min_flops) {
   const double flops = 2.0 * double(m) * double(n) * double(k);
-  const int threads = threads_for(static_cast<std::int64_t>(flops), kGemmMinFlopsPerThread);
+  const int threads = threads_for(static_cast<std::int64_t>(flops), min_flops);
   const std::size_t abuf_elems = GemmABufElems<T>(bk);
   T* abuf = static_cast<T*>(scratch(ScratchSlot::gemm_a, threads * abuf_elems * sizeof(T)));
   T* bbuf = static_cast<T*>(scratch(ScratchSlot::gemm_b, GemmBBufElems<T>(bk, n, threads) * sizeof(T)));
@@ -145,11 +142,11 @@ void GemmParallel(const GemmBlocking& bk, std::size_t m, std::size_t n, std::siz
 // C = alpha op(A) op(B) + beta C for plain row-major matrices.
 template <class T>
 void GemmMatrices(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a,
-                  std::size_t lda, const T* b, std::size_t ldb, T beta, T* c, std::size_t ldc) {
+                  std::size_t lda, const T* b, std::size_t ldb, T beta, T* c, std::size_t ldc, std::int64_t min_flops) {
   if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == T(0)) return GemmScaleC(m, n, beta, c, ldc);
+  if (k == 0) return GemmScaleC(m, n, beta, c, ldc);  // alpha == 0: lib/ calls with k == 0
   GemmParallel(MakeGemmBlocking<T>(), m, n, k, MatrixPackA<T>{a, lda, ta, alpha}, MatrixPackB<T>{b, ldb, tb}, beta,
-               c, ldc);
+               c, ldc, min_flops);
 }
 
 }  // namespace tessera::cpu::HWY_NAMESPACE

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <hwy/highway.h>
 
+#include "host_machine.hpp"
 #include "kernels/cpu/gemm.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -39,7 +40,8 @@ inline constexpr std::size_t kVectorRegisters = 16;
 // MR = (registers - NV - 1) / NV. With 32 registers, 9 x 3 (27 FMAs per 3 loads + 9
 // broadcasts) measured ~10% faster end to end than 14 x 2 (28 per 2 + 14) on an AVX-512 Xeon;
 // with 16 it is the classic 6 x 2 (Haswell). Either way there are far more independent chains
-// than the 2 FMA pipes x 4 cycles of latency need.
+// than the 2 FMA pipes x 4 cycles of latency need. Compile-time constants, not tuning values:
+// they fix the micro-kernel's unrolled accumulators (a register allocation), per target.
 inline constexpr std::size_t kGemmNV = kVectorRegisters >= 32 ? 3 : 2;
 inline constexpr std::size_t kGemmMR = (kVectorRegisters - kGemmNV - 1) / kGemmNV;
 static_assert(kGemmNV >= 1 && kGemmNV <= 4 && kGemmMR <= 14, "the micro-kernel is unrolled for <= 4 x <= 14");
@@ -71,7 +73,7 @@ struct GemmBlocking {
 inline constexpr std::size_t kGemmKcMin = 64, kGemmKcMax = 512, kGemmNcMax = 4096;
 template <class T>
 GemmBlocking MakeGemmBlocking() {
-  const CacheSizes& cs = cache_sizes();
+  const host::CacheSizes& cs = host::machine().caches;
   GemmBlocking b;
   b.nr = kGemmNV * hn::Lanes(GemmTag<T>());
   b.kc = std::clamp<std::size_t>(cs.l1d * 3 / 4 / (kGemmMR * sizeof(T)) / 8 * 8, kGemmKcMin, kGemmKcMax);

@@ -31,8 +31,6 @@ namespace tessera::cpu::HWY_NAMESPACE {
 // triangle, kTrsvBlock^2/2 elements, plus the last kTrsvBlock columns of its rows) must stay
 // small next to a thread's share of the stream, yet rows should run long between waits.
 inline constexpr std::size_t kTrsvBlock = 128;
-// Below this many A elements per thread, one thread streams A faster than a team syncs.
-inline constexpr std::int64_t kTrsvMinElemsPerThread = std::int64_t(1) << 18;
 
 template <class T>
 HWY_INLINE T Dot(const T* HWY_RESTRICT a, const T* HWY_RESTRICT x, std::size_t len) {
@@ -264,9 +262,10 @@ void TrsvAxpyTeam(bool upper, bool unit, const TrsvOrder& order, const T* A, std
 }
 
 template <class T>
-void TrsvImpl(bool upper, bool trans, bool unit, std::int64_t n, const T* A, std::int64_t lda, T* x) {
+void TrsvImpl(bool upper, bool trans, bool unit, std::int64_t n, const T* A, std::int64_t lda, T* x,
+              std::int64_t min_elems) {
   if (n <= 0) return;
-  const int threads = threads_for(n * n / 2, kTrsvMinElemsPerThread);
+  const int threads = threads_for(n * n / 2, min_elems);
   const TrsvOrder order{std::size_t(n), upper == trans};  // lower/N and upper/T run from the top
   const std::size_t ld = std::size_t(lda), nblocks = DivCeil(std::size_t(n), kTrsvBlock);
   if (!trans) {
@@ -388,14 +387,13 @@ void ScaleRows(std::size_t rows, std::size_t cols, T alpha, T* b, std::size_t ld
 
 template <class T>
 void TrsmImpl(bool upper, bool trans, bool unit, std::int64_t n_, std::int64_t nrhs_, T alpha, const T* A,
-              std::int64_t lda, T* B, std::int64_t ldb_) {
+              std::int64_t lda, T* B, std::int64_t ldb_, std::int64_t min_flops) {
   if (n_ <= 0 || nrhs_ <= 0) return;
   const std::size_t n = std::size_t(n_), nrhs = std::size_t(nrhs_), ldb = std::size_t(ldb_);
   const TrsmProblem<T> p{A, std::size_t(lda), upper == trans, trans, unit};
   const GemmBlocking bk = MakeGemmBlocking<T>();
   const double flops = double(n) * double(n) * double(nrhs);
-  const int threads = threads_for(static_cast<std::int64_t>(flops), kGemmMinFlopsPerThread);
-  if (alpha == T(0)) return ScaleRows(n, nrhs, alpha, B, ldb);  // BLAS: A is not read
+  const int threads = threads_for(static_cast<std::int64_t>(flops), min_flops);
 
   if (threads > 1 && nrhs >= std::size_t(threads) * kTrsmMinSliceTiles * bk.nr) {
     // Columns of X are independent: each thread solves a slice of them on its own, with
@@ -424,24 +422,26 @@ void TrsmImpl(bool upper, bool trans, bool unit, std::int64_t n_, std::int64_t n
   // Few right-hand sides: one solve, each GEMM update split across the team by rows.
   ScaleRows(n, nrhs, alpha, B, ldb);
   const auto update = [&](std::size_t m, std::size_t k, const MatrixPackA<T>& pa, const T* x, T* c) {
-    GemmParallel(bk, m, nrhs, k, pa, MatrixPackB<T>{x, ldb, false}, T(1), c, ldb);
+    GemmParallel(bk, m, nrhs, k, pa, MatrixPackB<T>{x, ldb, false}, T(1), c, ldb, min_flops);
   };
   TrsmRecurse(p, 0, n, B, ldb, nrhs, update);
 }
 
-void TrsvF32(bool upper, bool trans, bool unit, std::int64_t n, const float* A, std::int64_t lda, float* x) {
-  TrsvImpl(upper, trans, unit, n, A, lda, x);
+void TrsvF32(bool upper, bool trans, bool unit, std::int64_t n, const float* A, std::int64_t lda, float* x,
+             std::int64_t min_elems) {
+  TrsvImpl(upper, trans, unit, n, A, lda, x, min_elems);
 }
-void TrsvF64(bool upper, bool trans, bool unit, std::int64_t n, const double* A, std::int64_t lda, double* x) {
-  TrsvImpl(upper, trans, unit, n, A, lda, x);
+void TrsvF64(bool upper, bool trans, bool unit, std::int64_t n, const double* A, std::int64_t lda, double* x,
+             std::int64_t min_elems) {
+  TrsvImpl(upper, trans, unit, n, A, lda, x, min_elems);
 }
 void TrsmF32(bool upper, bool trans, bool unit, std::int64_t n, std::int64_t nrhs, float alpha, const float* A,
-             std::int64_t lda, float* B, std::int64_t ldb) {
-  TrsmImpl(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb);
+             std::int64_t lda, float* B, std::int64_t ldb, std::int64_t min_flops) {
+  TrsmImpl(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb, min_flops);
 }
 void TrsmF64(bool upper, bool trans, bool unit, std::int64_t n, std::int64_t nrhs, double alpha, const double* A,
-             std::int64_t lda, double* B, std::int64_t ldb) {
-  TrsmImpl(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb);
+             std::int64_t lda, double* B, std::int64_t ldb, std::int64_t min_flops) {
+  TrsmImpl(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb, min_flops);
 }
 
 }  // namespace tessera::cpu::HWY_NAMESPACE
@@ -455,19 +455,21 @@ HWY_EXPORT(TrsvF64);
 HWY_EXPORT(TrsmF32);
 HWY_EXPORT(TrsmF64);
 
-void trsv(bool upper, bool trans, bool unit, std::int64_t n, const float* A, std::int64_t lda, float* x) {
-  HWY_DYNAMIC_DISPATCH(TrsvF32)(upper, trans, unit, n, A, lda, x);
+void trsv(bool upper, bool trans, bool unit, std::int64_t n, const float* A, std::int64_t lda, float* x,
+          std::int64_t min_elems_per_thread) {
+  HWY_DYNAMIC_DISPATCH(TrsvF32)(upper, trans, unit, n, A, lda, x, min_elems_per_thread);
 }
-void trsv(bool upper, bool trans, bool unit, std::int64_t n, const double* A, std::int64_t lda, double* x) {
-  HWY_DYNAMIC_DISPATCH(TrsvF64)(upper, trans, unit, n, A, lda, x);
+void trsv(bool upper, bool trans, bool unit, std::int64_t n, const double* A, std::int64_t lda, double* x,
+          std::int64_t min_elems_per_thread) {
+  HWY_DYNAMIC_DISPATCH(TrsvF64)(upper, trans, unit, n, A, lda, x, min_elems_per_thread);
 }
 void trsm(bool upper, bool trans, bool unit, std::int64_t n, std::int64_t nrhs, float alpha, const float* A,
-          std::int64_t lda, float* B, std::int64_t ldb) {
-  HWY_DYNAMIC_DISPATCH(TrsmF32)(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb);
+          std::int64_t lda, float* B, std::int64_t ldb, std::int64_t min_flops_per_thread) {
+  HWY_DYNAMIC_DISPATCH(TrsmF32)(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb, min_flops_per_thread);
 }
 void trsm(bool upper, bool trans, bool unit, std::int64_t n, std::int64_t nrhs, double alpha, const double* A,
-          std::int64_t lda, double* B, std::int64_t ldb) {
-  HWY_DYNAMIC_DISPATCH(TrsmF64)(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb);
+          std::int64_t lda, double* B, std::int64_t ldb, std::int64_t min_flops_per_thread) {
+  HWY_DYNAMIC_DISPATCH(TrsmF64)(upper, trans, unit, n, nrhs, alpha, A, lda, B, ldb, min_flops_per_thread);
 }
 
 }  // namespace tessera::cpu

@@ -2,14 +2,13 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "tessera/errors.hpp"
 
-namespace tessera {
+namespace tessera::host_memory {
 
-void* HostMemoryBackend::allocate(std::size_t bytes) {
+void* allocate(std::size_t bytes) {
   constexpr std::size_t alignment = 64;
   const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   if (rounded < bytes) throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes overflows");
@@ -18,14 +17,8 @@ void* HostMemoryBackend::allocate(std::size_t bytes) {
   return p;
 }
 
-void HostMemoryBackend::deallocate(void* handle) noexcept { std::free(handle); }
+void deallocate(void* handle) noexcept { std::free(handle); }
 
-void HostMemoryBackend::upload(void* dst, const void* host_src, std::size_t bytes) { std::memcpy(dst, host_src, bytes); }
+void copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 
-void HostMemoryBackend::download(void* host_dst, const void* src, std::size_t bytes) {
-  std::memcpy(host_dst, src, bytes);
-}
-
-void HostMemoryBackend::copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
-
-}  // namespace tessera
+}  // namespace tessera::host_memory

@@ -15,6 +15,7 @@ const std::vector<ParamSpec>& conv_params() {
        {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/*", 1}}},
       {"conv.rows", "conv2d gpu kernels: outputs per work-item along a column", 1, 64, Shape::any,
        {{"opencl/nvidia", 4}, {"opencl/amd-gcn", 4}, {"opencl/generic", 2}, {"opencl/*", 1}}},
+      // A thread is worth starting for this many multiply-adds (a fork/join costs microseconds).
       {"conv.min_macs_per_thread", "cpu: multiply-adds per thread below which fewer threads run", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 1 << 20}}},
   };

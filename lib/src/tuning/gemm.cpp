@@ -33,6 +33,8 @@ const std::vector<ParamSpec>& gemm_params() {
        {{"opencl/nvidia", 2}, {"opencl/*", 1}}},
       {"gemm.tiles", "CUDA: -1 wide or narrow tiles by wave efficiency; 0 wide; 1 narrow", -1, 1, Shape::any,
        {{"cuda/*", -1}}},
+      // A fork/join costs a few microseconds, i.e. ~1 MFLOP of one core's FMA throughput. Also
+      // the cpu device's trsm updates and conv_layer (a GEMM over im2col columns).
       {"gemm.min_flops_per_thread", "cpu: flops per thread below which fewer threads run", 1, 1LL << 40, Shape::any,
        {{"cpu/*", 1 << 21}}},
   };

@@ -22,6 +22,9 @@ const std::vector<ParamSpec>& stencil_params() {
        1024, Shape::any, {{"opencl/pocl-cpu", 16}, {"opencl/*", 0}}},
       {"stencil.z_chunk", "CUDA 3D: planes per block along z (the register queue's run)", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}}},
+      // 3D grids are blocked in y: per thread, the block's working set (2r+1 source row blocks
+      // plus the destination block) should take about half of a 512 KiB - 1 MiB L2, leaving room
+      // for the prefetched next plane.
       {"stencil.block_bytes", "cpu: bytes of a cache block of rows", 1024, 1LL << 32, Shape::any,
        {{"cpu/*", 256 * 1024}}},
       {"stencil.min_cells_per_thread", "cpu: cells per thread below which fewer threads run", 1, 1LL << 40,

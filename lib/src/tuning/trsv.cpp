@@ -20,6 +20,7 @@ const std::vector<ParamSpec>& trsv_params() {
       // 2 groups of 256 per SM are resident (registers).
       {"trsv.groups_per_cu", "trsv.inverse: resident groups per compute unit", 1, 64, Shape::any,
        {{"opencl/*", 2}}},
+      // Below this many A elements per thread, one thread streams A faster than a team syncs.
       {"trsv.min_elems_per_thread", "cpu: matrix elements per thread below which fewer threads run", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 1 << 18}}},
   };
