@@ -295,6 +295,11 @@ TEST_CASE_TEMPLATE("bad input: default-constructed (empty) operands throw Invali
     EXPECT_ERROR(InvalidArgument, "gemm with an empty handle", gemm(Trans::N, Trans::N, T(1), nothing, nothing, T(0), C));
     check_unchanged(C, "gemm with an empty handle");
     EXPECT_ERROR(InvalidArgument, "Vector on an empty device handle", Vector<T>(Device(), 3));
+    const Device empty;
+    EXPECT_ERROR(InvalidArgument, "info() of an empty Device", (void)empty.info());
+    EXPECT_ERROR(InvalidArgument, "spec() of an empty Device", (void)empty.spec());
+    EXPECT_ERROR(InvalidArgument, "synchronize() of an empty Device", empty.synchronize());
+    EXPECT_ERROR(InvalidArgument, "backend() of an empty Device", (void)empty.backend());
     check_usable<T>(d);
   }
 }

@@ -231,6 +231,10 @@ class Registry {
   std::vector<Entry> entries_;
 };
 
+void Device::throw_empty() {
+  throw InvalidArgument("Device: the handle is empty (default-constructed or moved from); use Device::open");
+}
+
 Device Device::open(const std::string& spec) { return Registry::instance().open(spec); }
 std::vector<DeviceInfo> devices() { return Registry::instance().devices(); }
 std::vector<BackendStatus> backends() { return Registry::instance().statuses(); }

@@ -30,11 +30,13 @@ class Device {
   /// BackendUnavailable (with the reason) for a backend or index that is not there.
   static Device open(const std::string& spec = "auto");
 
-  const DeviceInfo& info() const { return *info_; }         ///< what the device says about itself
-  const std::string& spec() const { return info_->spec; }  ///< e.g. "cuda:0"
-  Backend& backend() const { return *backend_; }           ///< the backend that runs its work
+  /// What the device says about itself. On an empty handle (as every accessor below): throws
+  /// InvalidArgument.
+  const DeviceInfo& info() const { return *checked().info_; }
+  const std::string& spec() const { return checked().info_->spec; }  ///< e.g. "cuda:0"
+  Backend& backend() const { return *checked().backend_; }           ///< the backend that runs its work
   /// Waits until all work queued on the device has finished.
-  void synchronize() const { backend_->synchronize(); }
+  void synchronize() const { checked().backend_->synchronize(); }
 
   /// The same device (the same backend instance).
   friend bool operator==(const Device& a, const Device& b) { return a.backend_ == b.backend_; }
@@ -42,6 +44,11 @@ class Device {
   friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }
 
  private:
+  const Device& checked() const {
+    if (backend_ == nullptr) throw_empty();
+    return *this;
+  }
+  [[noreturn]] static void throw_empty();
   Device(std::shared_ptr<Backend> backend, std::shared_ptr<const DeviceInfo> info)
       : backend_(std::move(backend)), info_(std::move(info)) {}
   friend class Registry;
