@@ -36,7 +36,7 @@ PtxTile ptx_tile() {
 // the same vector registers hold half the columns, so nwg and vw halve (measured on
 // PoCL/AVX-512: +10-40% for f64 gemm, where f32's block would spill).
 template <class T>
-tuning::Tuning gemm_tuning(const OpenCLBackend& cl) {
+tuning::Tuning gemm_tuning_for(const OpenCLBackend& cl) {
   tuning::Tuning t = cl.tuning();
   if (gemm_ptx(cl)) {
     const PtxTile p = ptx_tile<T>();
@@ -51,23 +51,31 @@ tuning::Tuning gemm_tuning(const OpenCLBackend& cl) {
   return t;
 }
 
+// gemm's values for one dtype, derived once per device (the tuning is fixed when it opens).
+struct GemmTuned {
+  bool ready = false;
+  int mwg = 0, nwg = 0, kwg = 0, mdimc = 0, ndimc = 0;
+  int panel_m = 0, panel_n = 0;  // see GemmShape
+  std::string defines;           // gemm.cl's build options
+};
+struct GemmState {
+  GemmTuned f32, f64;
+};
+
 template <class T>
-GemmShape shape_for(const OpenCLBackend& cl, const tuning::Tuning& t, std::int64_t m, std::int64_t n,
-                    std::int64_t k) {
-  GemmShape s;
-  s.m = m, s.n = n, s.k = k;
-  if (cl.cpu_kernels()) {
-    s.panel_m = t.get("gemm.mwg") / t.get("gemm.mdimc");  // a work-item's rows
-    s.panel_n = t.get("gemm.nwg") / t.get("gemm.ndimc");  // a work-item's columns
-    s.kp = k;
-  } else {
-    s.panel_m = t.get("gemm.mwg");  // a work-group's tile
-    s.panel_n = t.get("gemm.nwg");
-    s.kp = round_up(k, t["gemm.kwg"]);
-  }
-  s.mp = round_up(m, s.panel_m);
-  s.np = round_up(n, s.panel_n);
-  return s;
+const GemmTuned& gemm_tuned(OpenCLBackend& cl) {
+  GemmState& state = cl.state<GemmState>();
+  GemmTuned& g = std::is_same_v<T, float> ? state.f32 : state.f64;
+  if (g.ready) return g;
+  const tuning::Tuning t = gemm_tuning_for<T>(cl);
+  g.mwg = t.get("gemm.mwg"), g.nwg = t.get("gemm.nwg"), g.kwg = t.get("gemm.kwg");
+  g.mdimc = t.get("gemm.mdimc"), g.ndimc = t.get("gemm.ndimc");
+  // cpu kernels: a work-item's rows and columns; gpu: a work-group's tile.
+  g.panel_m = cl.cpu_kernels() ? g.mwg / g.mdimc : g.mwg;
+  g.panel_n = cl.cpu_kernels() ? g.nwg / g.ndimc : g.nwg;
+  g.defines = t.defines("gemm") + " -DPANEL_A=" + std::to_string(g.panel_m) + " -DPANEL_B=" + std::to_string(g.panel_n);
+  g.ready = true;
+  return g;
 }
 
 }  // namespace
@@ -77,15 +85,20 @@ bool gemm_ptx(const OpenCLBackend& cl) {
 }
 
 template <class T>
-GemmShape gemm_shape(const OpenCLBackend& cl, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return shape_for<T>(cl, gemm_tuning<T>(cl), m, n, k);
+GemmShape gemm_shape(OpenCLBackend& cl, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const GemmTuned& g = gemm_tuned<T>(cl);
+  GemmShape s;
+  s.m = m, s.n = n, s.k = k;
+  s.panel_m = g.panel_m, s.panel_n = g.panel_n;
+  s.kp = cl.cpu_kernels() ? k : round_up(k, g.kwg);  // gpu: whole k-steps
+  s.mp = round_up(m, s.panel_m);
+  s.np = round_up(n, s.panel_n);
+  return s;
 }
 
 template <class T>
-std::string gemm_defines(const OpenCLBackend& cl) {
-  const tuning::Tuning t = gemm_tuning<T>(cl);
-  const GemmShape s = shape_for<T>(cl, t, 1, 1, 1);  // for the panel widths
-  return t.defines("gemm") + " -DPANEL_A=" + std::to_string(s.panel_m) + " -DPANEL_B=" + std::to_string(s.panel_n);
+const std::string& gemm_defines(OpenCLBackend& cl) {
+  return gemm_tuned<T>(cl).defines;
 }
 
 template <class T>
@@ -123,19 +136,19 @@ template <class T>
 void gemm_packed(OpenCLBackend& cl, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
                  double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
                  std::int64_t group_stride) {
-  const tuning::Tuning t = gemm_tuning<T>(cl);
+  const GemmTuned& g = gemm_tuned<T>(cl);
   const int read_c = beta != 0.0 ? 1 : 0;  // beta == 0: C is not read
   // n and the column groups are int in the kernels (the stores' index arithmetic).
   const int n = static_cast<int>(s.n), gcols = static_cast<int>(group_cols);
-  const auto mdimc = static_cast<std::size_t>(t["gemm.mdimc"]), ndimc = static_cast<std::size_t>(t["gemm.ndimc"]);
+  const auto mdimc = static_cast<std::size_t>(g.mdimc), ndimc = static_cast<std::size_t>(g.ndimc);
   if (cl.cpu_kernels()) {
     const int panels_m = static_cast<int>(s.mp / s.panel_m), panels_n = static_cast<int>(s.np / s.panel_n);
     cl::Kernel& k = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), "gemm_regblock");
     cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
                    group_stride, panels_m, panels_n);
     cl.launch(k,
-              cl::NDRange(static_cast<std::size_t>(round_up(panels_n, t["gemm.ndimc"])),
-                          static_cast<std::size_t>(round_up(panels_m, t["gemm.mdimc"]))),
+              cl::NDRange(static_cast<std::size_t>(round_up(panels_n, g.ndimc)),
+                          static_cast<std::size_t>(round_up(panels_m, g.mdimc))),
               cl::NDRange(ndimc, mdimc));
     return;
   }
@@ -153,8 +166,7 @@ void gemm_packed(OpenCLBackend& cl, const GemmShape& s, double alpha, const cl::
   cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
                  group_stride);
   cl.launch(k,
-            cl::NDRange(static_cast<std::size_t>(s.np / t["gemm.nwg"]) * ndimc,
-                        static_cast<std::size_t>(s.mp / t["gemm.mwg"]) * mdimc),
+            cl::NDRange(static_cast<std::size_t>(s.np / g.nwg) * ndimc, static_cast<std::size_t>(s.mp / g.mwg) * mdimc),
             cl::NDRange(ndimc, mdimc));
 }
 
@@ -173,8 +185,8 @@ void OpenCLBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, con
 }
 
 #define TESSERA_GEMM_HELPERS_(T)                                                                                    \
-  template GemmShape gemm_shape<T>(const OpenCLBackend&, std::int64_t, std::int64_t, std::int64_t);               \
-  template std::string gemm_defines<T>(const OpenCLBackend&);                                                      \
+  template GemmShape gemm_shape<T>(OpenCLBackend&, std::int64_t, std::int64_t, std::int64_t);                     \
+  template const std::string& gemm_defines<T>(OpenCLBackend&);                                                     \
   template std::string gemm_ptx_defines<T>(const OpenCLBackend&, bool);                                            \
   template std::size_t gemm_ptx_threads<T>();                                                                      \
   template void gemm_pack<T>(OpenCLBackend&, bool, const void*, std::int64_t, std::int64_t, std::int64_t, bool,    \

@@ -22,10 +22,10 @@ struct GemmShape {
 bool gemm_ptx(const OpenCLBackend& cl);
 
 template <class T>
-GemmShape gemm_shape(const OpenCLBackend& cl, std::int64_t m, std::int64_t n, std::int64_t k);
+GemmShape gemm_shape(OpenCLBackend& cl, std::int64_t m, std::int64_t n, std::int64_t k);
 // The build options of gemm.cl for T (its tuning values and panel widths).
 template <class T>
-std::string gemm_defines(const OpenCLBackend& cl);
+const std::string& gemm_defines(OpenCLBackend& cl);
 // gemm_ptx.cl's build options (conv_gather: B is a convolution's input, gathered) and group size.
 template <class T>
 std::string gemm_ptx_defines(const OpenCLBackend& cl, bool conv_gather);

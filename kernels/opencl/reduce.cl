@@ -46,7 +46,7 @@
 //      vectors: coalesced, and REDUCE_VW x the bytes in flight per load, which f32 needs to reach the
 //      memory bandwidth), Kahan-compensated lane by lane for the additive ops; the n % REDUCE_VW tail
 //      elements go one per work-item; then a tree in local memory. Run with one group over the
-//      partials, it is pass 2 on every family. ----
+//      partials, it is pass 2 for both kernel variants. ----
 #if REDUCE_VW == 1
 #define VECT REAL
 #define LOADV(i, p) ((p)[i])
@@ -133,7 +133,7 @@
     if (begin < n) partial[w] = s;                                                                 \
   }
 
-// The pass-2 kernels (sum, min, max over partials) exist on every family.
+// The pass-2 kernels (sum, min, max over partials) exist for both kernel variants.
 #define HAS_Y 0
 TREE_KERNEL_ADD(reduce_sum_tree, TERM_ID, VTERM_ID)
 TREE_KERNEL_SEL(reduce_min_tree, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)

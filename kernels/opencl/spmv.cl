@@ -66,7 +66,7 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
   if (lane == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
 }
 
-// gpu, short rows (profiles with spmv.stream_mean > 0): a group owns SPMV_WG consecutive rows,
+// gpu, short rows (classes with spmv.stream_mean > 0): a group owns SPMV_WG consecutive rows,
 // whose nonzeros are one contiguous run; the group reads the run with coalesced loads
 // (STREAM_UNROLL per work-item in flight, no idle lanes however the row lengths fall) into
 // products in local memory, STREAM_CHUNK at a time, and each work-item then sums its own row's
@@ -108,7 +108,7 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
   if (row < rows) y[row] = read_y ? alpha * sum + beta * y[row] : alpha * sum;
 }
 
-// gpu, skewed rows (profiles with spmv.merge_skew > 0, chosen where the longest row is many times
+// gpu, skewed rows (classes with spmv.merge_skew > 0, chosen where the longest row is many times
 // the mean): the merge-path split (Merrill & Garland) of the row ends and the nonzeros into tiles
 // of MERGE_TILE rows + nonzeros, so one huge row cannot stall a group while others idle (the
 // CUDA backend's method). A group forms its tile's products with coalesced loads into local

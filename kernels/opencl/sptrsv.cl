@@ -46,7 +46,7 @@ __kernel __attribute__((reqd_work_group_size(SPTRSV_WG, 1, 1))) void sptrsv_chai
   }
 }
 
-// Sync-free solve in level order (profiles with sptrsv.syncfree; the CUDA backend's method, see
+// Sync-free solve in level order (classes with sptrsv.syncfree; the CUDA backend's method, see
 // kernels/cuda/sptrsv.cu). The host cuts every level into tasks of at most SPTRSV_SYNCFREE_WG rows
 // (task_ptr indexes level_rows); each group takes tasks in order from an atomic ticket, a
 // work-item per row. A row waits only for the rows it depends on, polling a batch of them
@@ -65,7 +65,7 @@ __kernel __attribute__((reqd_work_group_size(SPTRSV_WG, 1, 1))) void sptrsv_chai
 //  - double (no 128-bit single-copy access): ready[i] = epoch (int) stored with release
 //    semantics after x[i]; the batch's flags are polled, one acquire fence, then the values.
 // The epoch changes per solve, so ready needs no clearing between solves.
-#if TESSERA_GPU_KERNELS  // gpu variant (the host runs it for gpu profiles only)
+#if TESSERA_GPU_KERNELS  // gpu variant (the host runs it with the gpu kernels only)
 #ifndef SPTRSV_SYNCFREE_WG
 #define SPTRSV_SYNCFREE_WG 256
 #endif

@@ -1,8 +1,8 @@
-// Dense triangular solves through inverted diagonal blocks (gpu family, profiles with
+// Dense triangular solves through inverted diagonal blocks (gpu kernels, classes with
 // trsv.inverse = 1; the method of kernels/cuda/trsv.cu in OpenCL 1.2):
-//  1. trsv_invert: every TRSV_BLOCK x TRSV_BLOCK diagonal block of op(A) is inverted at once (a group each), so
-//     a step of the chain of diagonal blocks becomes a small matrix-vector product instead of
-//     TRSV_BLOCK dependent substitution steps;
+//  1. trsv_invert: every TRSV_BLOCK x TRSV_BLOCK diagonal block of op(A) is inverted at once (a
+//     group each), so a step of the chain of diagonal blocks becomes a small matrix-vector
+//     product instead of TRSV_BLOCK dependent substitution steps;
 //  2. trsv_solve_flags (trsv): one launch walks the block rows. A group takes block rows in
 //     solve order from an atomic ticket, streams its row panel of op(A) against the solved
 //     pieces of x as they are published (the panel's loads go out before each wait), then
