@@ -32,7 +32,7 @@ class EventTimer final : public DeviceTimer {
 }  // namespace
 
 void OpenCLBackend::enqueue_mark(cl::Event& event) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);  // the kernel object is shared state, as in run()
   translate_errors(where("device timer"), [&] {
     cl::Kernel& k = kernel("mark.cl", DType::f32, "", "tessera_mark");
     queue_.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(1), cl::NullRange, nullptr, &event);

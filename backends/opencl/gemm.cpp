@@ -1,18 +1,21 @@
 // C = alpha * op(A) * op(B) + beta * C (kernels/opencl/gemm.cl): op(A) and op(B) are packed
 // into panels (which absorbs the transposes, the leading dimensions and the ragged edges),
-// then one compute kernel runs: gpu family = gemm_tiled (local-memory tiles of mwg x nwg x kwg,
-// register blocks per work-item), cpu family = gemm_regblock (register blocks of
+// then one compute kernel runs: gpu kernels = gemm_tiled (local-memory tiles of mwg x nwg x kwg,
+// register blocks per work-item), cpu kernels = gemm_regblock (register blocks of
 // (mwg/mdimc) x (nwg/ndimc) per work-item as vw-wide vectors, no local memory), or, with
 // gemm.kernels = 2 on NVIDIA's platform, gemm_ptx (kernels/opencl/gemm_ptx.cl: cp.async
 // pipeline; f64 on the FP64 tensor cores) with its own tile shapes.
+#include "gemm.hpp"
+
 #include <algorithm>
 #include <string>
-
-#include "opencl_backend.hpp"
+#include <type_traits>
 
 namespace tessera::opencl {
 
 namespace {
+
+constexpr int kGemmNvidiaPtx = 2;  // gemm.kernels
 
 std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
@@ -23,140 +26,177 @@ std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m *
 struct PtxTile {
   int bm, bn, bk, pad, threads;
 };
-PtxTile ptx_tile(DType dt) { return dt == DType::f64 ? PtxTile{128, 64, 8, 4, 128} : PtxTile{128, 128, 8, 0, 256}; }
+template <class T>
+PtxTile ptx_tile() {
+  return std::is_same_v<T, double> ? PtxTile{128, 64, 8, 4, 128} : PtxTile{128, 128, 8, 0, 256};
+}
+
+// The gemm tuning values for T. gemm_ptx: panels as wide as its tiles, Kp a multiple of its
+// k-tile. cpu kernels: a work-item's register block is sized in registers, i.e. bytes: in f64
+// the same vector registers hold half the columns, so nwg and vw halve (measured on
+// PoCL/AVX-512: +10-40% for f64 gemm, where f32's block would spill).
+template <class T>
+tuning::Tuning gemm_tuning_for(const OpenCLBackend& cl) {
+  tuning::Tuning t = cl.tuning();
+  if (gemm_ptx(cl)) {
+    const PtxTile p = ptx_tile<T>();
+    t.set("gemm.mwg", p.bm), t.set("gemm.nwg", p.bn), t.set("gemm.kwg", p.bk);
+    return t;
+  }
+  if (cl.cpu_kernels() && std::is_same_v<T, double> && t["gemm.vw"] > 1 &&
+      (t["gemm.nwg"] / t["gemm.ndimc"]) % 2 == 0) {
+    t.set("gemm.nwg", t["gemm.nwg"] / 2);
+    t.set("gemm.vw", t["gemm.vw"] / 2);
+  }
+  return t;
+}
+
+// gemm's values for one dtype, derived once per device (the tuning is fixed when it opens).
+struct GemmTuned {
+  bool ready = false;
+  int mwg = 0, nwg = 0, kwg = 0, mdimc = 0, ndimc = 0;
+  int panel_m = 0, panel_n = 0;  // see GemmShape
+  std::string defines;           // gemm.cl's build options
+};
+struct GemmState {
+  GemmTuned f32, f64;
+};
+
+template <class T>
+const GemmTuned& gemm_tuned(OpenCLBackend& cl) {
+  GemmState& state = cl.state<GemmState>();
+  GemmTuned& g = std::is_same_v<T, float> ? state.f32 : state.f64;
+  if (g.ready) return g;
+  const tuning::Tuning t = gemm_tuning_for<T>(cl);
+  g.mwg = t.get("gemm.mwg"), g.nwg = t.get("gemm.nwg"), g.kwg = t.get("gemm.kwg");
+  g.mdimc = t.get("gemm.mdimc"), g.ndimc = t.get("gemm.ndimc");
+  // cpu kernels: a work-item's rows and columns; gpu: a work-group's tile.
+  g.panel_m = cl.cpu_kernels() ? g.mwg / g.mdimc : g.mwg;
+  g.panel_n = cl.cpu_kernels() ? g.nwg / g.ndimc : g.nwg;
+  g.defines = t.defines("gemm") + " -DPANEL_A=" + std::to_string(g.panel_m) + " -DPANEL_B=" + std::to_string(g.panel_n);
+  g.ready = true;
+  return g;
+}
 
 }  // namespace
 
-bool OpenCLBackend::gemm_ptx() const {
-  return nvidia_ptx_ && !cpu_family() && profile_.gemm_kernels == kGemmNvidiaPtx;
+bool gemm_ptx(const OpenCLBackend& cl) {
+  return cl.nvidia_ptx() && !cl.cpu_kernels() && cl.tuning()["gemm.kernels"] == kGemmNvidiaPtx;
 }
 
-std::string OpenCLBackend::gemm_ptx_defines(DType dt, bool conv_gather) const {
-  const PtxTile t = ptx_tile(dt);
-  const std::size_t esize = dtype_size(dt);
-  const std::size_t stage_bytes = static_cast<std::size_t>((t.bm + t.pad + t.bn + t.pad) * t.bk) * esize;
-  const std::size_t budget = std::min<std::size_t>(static_cast<std::size_t>(profile_.local_mem_kb) * 1024, local_mem_);
-  const std::size_t stages = std::max<std::size_t>(2, std::min<std::size_t>(4, budget / stage_bytes));
-  std::string d = "-DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) + " -DBK=" + std::to_string(t.bk) +
-                  " -DPAD=" + std::to_string(t.pad) + " -DSTAGES=" + std::to_string(stages) +
-                  " -DCONV_GATHER=" + (conv_gather ? "1" : "0");
-  // f32: 64 accumulators per work-item; at most 128 registers keeps two groups of 256 per SM
-  // (as the CUDA kernel's __launch_bounds__(256, 2)).
-  if (dt == DType::f32) d += " -cl-nv-maxrregcount=128";
-  return d;
-}
-
-std::size_t OpenCLBackend::gemm_ptx_threads(DType dt) const { return static_cast<std::size_t>(ptx_tile(dt).threads); }
-
-// The profile's tile parameters, for dtype dt. A cpu work-item's register block is sized in
-// registers, i.e. bytes: in f64 the same vector registers hold half the columns, so nwg and vw
-// halve (measured on PoCL/AVX-512: +10-40% for f64 gemm, where f32's block would spill).
-DeviceProfile OpenCLBackend::gemm_params(DType dt) const {
-  DeviceProfile p = profile_;
-  if (gemm_ptx()) {  // panels as wide as gemm_ptx's tiles, Kp a multiple of its k-tile
-    const PtxTile t = ptx_tile(dt);
-    p.gemm_mwg = t.bm, p.gemm_nwg = t.bn, p.gemm_kwg = t.bk;
-    return p;
-  }
-  if (cpu_family() && dt == DType::f64 && p.gemm_vw > 1 && (p.gemm_nwg / p.gemm_ndimc) % 2 == 0) {
-    p.gemm_nwg /= 2;
-    p.gemm_vw /= 2;
-  }
-  return p;
-}
-
-OpenCLBackend::GemmShape OpenCLBackend::gemm_shape(DType dt, std::int64_t m, std::int64_t n, std::int64_t k) const {
-  const DeviceProfile p = gemm_params(dt);
+template <class T>
+GemmShape gemm_shape(OpenCLBackend& cl, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const GemmTuned& g = gemm_tuned<T>(cl);
   GemmShape s;
   s.m = m, s.n = n, s.k = k;
-  if (cpu_family()) {
-    s.panel_m = p.gemm_mwg / p.gemm_mdimc;  // a work-item's rows
-    s.panel_n = p.gemm_nwg / p.gemm_ndimc;  // a work-item's columns
-    s.kp = k;
-  } else {
-    s.panel_m = p.gemm_mwg;  // a work-group's tile
-    s.panel_n = p.gemm_nwg;
-    s.kp = round_up(k, p.gemm_kwg);
-  }
+  s.panel_m = g.panel_m, s.panel_n = g.panel_n;
+  s.kp = cl.cpu_kernels() ? k : round_up(k, g.kwg);  // gpu: whole k-steps
   s.mp = round_up(m, s.panel_m);
   s.np = round_up(n, s.panel_n);
   return s;
 }
 
-std::string OpenCLBackend::gemm_defines(DType dt) const {
-  const DeviceProfile p = gemm_params(dt);
-  const GemmShape s = gemm_shape(dt, 1, 1, 1);  // for the panel widths
-  return "-DMWG=" + std::to_string(p.gemm_mwg) + " -DNWG=" + std::to_string(p.gemm_nwg) +
-         " -DKWG=" + std::to_string(p.gemm_kwg) + " -DMDIMC=" + std::to_string(p.gemm_mdimc) +
-         " -DNDIMC=" + std::to_string(p.gemm_ndimc) + " -DVW=" + std::to_string(p.gemm_vw) +
-         " -DPANEL_A=" + std::to_string(s.panel_m) + " -DPANEL_B=" + std::to_string(s.panel_n);
+template <class T>
+const std::string& gemm_defines(OpenCLBackend& cl) {
+  return gemm_tuned<T>(cl).defines;
 }
 
-void OpenCLBackend::gemm_pack(DType dt, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
-                              bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows,
-                              std::int64_t kp) {
+template <class T>
+std::string gemm_ptx_defines(const OpenCLBackend& cl, bool conv_gather) {
+  const PtxTile t = ptx_tile<T>();
+  const std::size_t stage_bytes = static_cast<std::size_t>((t.bm + t.pad + t.bn + t.pad) * t.bk) * sizeof(T);
+  const std::size_t stages = std::max<std::size_t>(2, std::min<std::size_t>(4, cl.local_mem_limit() / stage_bytes));
+  std::string d = "-DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) + " -DBK=" + std::to_string(t.bk) +
+                  " -DPAD=" + std::to_string(t.pad) + " -DSTAGES=" + std::to_string(stages) +
+                  " -DCONV_GATHER=" + (conv_gather ? "1" : "0");
+  // f32: 64 accumulators per work-item; at most 128 registers keeps two groups of 256 per SM
+  // (as the CUDA kernel's __launch_bounds__(256, 2)).
+  if (std::is_same_v<T, float>) d += " -cl-nv-maxrregcount=128";
+  return d;
+}
+
+template <class T>
+std::size_t gemm_ptx_threads() {
+  return static_cast<std::size_t>(ptx_tile<T>().threads);
+}
+
+template <class T>
+void gemm_pack(OpenCLBackend& cl, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
+               bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp) {
   if (padded_rows == 0 || kp == 0) return;
-  cl::Kernel& kern = kernel("gemm.cl", dt, gemm_defines(dt), is_a ? "gemm_pack_a" : "gemm_pack_b");
-  set_args(kern, dt, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp);
-  // Dimension 0 follows the source's contiguous index; 16 x 4 fits every profile's limits.
+  cl::Kernel& kern = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), is_a ? "gemm_pack_a" : "gemm_pack_b");
+  cl.set_args<T>(kern, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp);
+  // Dimension 0 follows the source's contiguous index; 16 x 4 fits every class's limits.
   const std::int64_t d0 = src_rows_contiguous ? padded_rows : kp, d1 = src_rows_contiguous ? kp : padded_rows;
-  launch(kern, cl::NDRange(static_cast<std::size_t>(round_up(d0, 16)), static_cast<std::size_t>(round_up(d1, 4))),
-         cl::NDRange(16, 4));
+  cl.launch(kern, cl::NDRange(static_cast<std::size_t>(round_up(d0, 16)), static_cast<std::size_t>(round_up(d1, 4))),
+            cl::NDRange(16, 4));
 }
 
-void OpenCLBackend::gemm_packed(DType dt, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
-                                double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
-                                std::int64_t group_stride) {
-  const DeviceProfile p = gemm_params(dt);
+template <class T>
+void gemm_packed(OpenCLBackend& cl, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
+                 double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
+                 std::int64_t group_stride) {
+  const GemmTuned& g = gemm_tuned<T>(cl);
   const int read_c = beta != 0.0 ? 1 : 0;  // beta == 0: C is not read
   // n and the column groups are int in the kernels (the stores' index arithmetic).
   const int n = static_cast<int>(s.n), gcols = static_cast<int>(group_cols);
-  if (cpu_family()) {
+  const auto mdimc = static_cast<std::size_t>(g.mdimc), ndimc = static_cast<std::size_t>(g.ndimc);
+  if (cl.cpu_kernels()) {
     const int panels_m = static_cast<int>(s.mp / s.panel_m), panels_n = static_cast<int>(s.np / s.panel_n);
-    cl::Kernel& k = kernel("gemm.cl", dt, gemm_defines(dt), "gemm_regblock");
-    set_args(k, dt, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
-             group_stride, panels_m, panels_n);
-    launch(k,
-           cl::NDRange(static_cast<std::size_t>(round_up(panels_n, p.gemm_ndimc)),
-                       static_cast<std::size_t>(round_up(panels_m, p.gemm_mdimc))),
-           cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc)));
+    cl::Kernel& k = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), "gemm_regblock");
+    cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
+                   group_stride, panels_m, panels_n);
+    cl.launch(k,
+              cl::NDRange(static_cast<std::size_t>(round_up(panels_n, g.ndimc)),
+                          static_cast<std::size_t>(round_up(panels_m, g.mdimc))),
+              cl::NDRange(ndimc, mdimc));
     return;
   }
-  if (gemm_ptx()) {
-    const std::size_t threads = gemm_ptx_threads(dt);
-    cl::Kernel& k = kernel("gemm_ptx.cl", dt, gemm_ptx_defines(dt, false), "gemm_ptx");
-    set_args(k, dt, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
-             group_stride);
+  if (gemm_ptx(cl)) {
+    const std::size_t threads = gemm_ptx_threads<T>();
+    cl::Kernel& k = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, false), "gemm_ptx");
+    cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
+                   group_stride);
     const auto tiles_n = static_cast<std::size_t>(s.np / s.panel_n);
     const auto tiles_m = static_cast<std::size_t>(s.mp / s.panel_m);
-    launch(k, cl::NDRange(tiles_n * threads, tiles_m), cl::NDRange(threads, 1));
+    cl.launch(k, cl::NDRange(tiles_n * threads, tiles_m), cl::NDRange(threads, 1));
     return;
   }
-  cl::Kernel& k = kernel("gemm.cl", dt, gemm_defines(dt), "gemm_tiled");
-  set_args(k, dt, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
-           group_stride);
-  launch(k,
-         cl::NDRange(static_cast<std::size_t>(s.np / p.gemm_nwg * p.gemm_ndimc),
-                     static_cast<std::size_t>(s.mp / p.gemm_mwg * p.gemm_mdimc)),
-         cl::NDRange(static_cast<std::size_t>(p.gemm_ndimc), static_cast<std::size_t>(p.gemm_mdimc)));
+  cl::Kernel& k = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), "gemm_tiled");
+  cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
+                 group_stride);
+  cl.launch(k,
+            cl::NDRange(static_cast<std::size_t>(s.np / g.nwg) * ndimc, static_cast<std::size_t>(s.mp / g.mwg) * mdimc),
+            cl::NDRange(ndimc, mdimc));
 }
 
-void OpenCLBackend::gemm(DType dt, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+template <class T>
+void OpenCLBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
                          const MatView& C) {
-  require_dtype(Op::gemm, dt);
-  std::lock_guard<std::mutex> lock(mutex_);
-  translate_errors(where("gemm"), [&] {
-    const std::int64_t m = C.rows, n = C.cols, k = ta == Trans::N ? A.cols : A.rows;
-    const GemmShape s = gemm_shape(dt, m, n, k);
-    const std::size_t esize = dtype_size(dt);
-    cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * esize);
-    cl::Buffer& Bp = scratch(Scratch::gemm_b, static_cast<std::size_t>(s.np * s.kp) * esize);
-    // Packed A: rows i of op(A); op(A)(i, p) = A[i * lda + p] (N) or A[p * lda + i] (T).
-    gemm_pack(dt, true, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
-    // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
-    gemm_pack(dt, false, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
-    gemm_packed(dt, s, alpha, Ap, Bp, beta, C.data, 0, C.ld, n, 0);  // one group of n columns
-  });
+  const std::int64_t m = C.rows, n = C.cols, k = ta == Trans::N ? A.cols : A.rows;
+  const GemmShape s = gemm_shape<T>(*this, m, n, k);
+  cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * sizeof(T));
+  cl::Buffer& Bp = scratch(Scratch::gemm_b, static_cast<std::size_t>(s.np * s.kp) * sizeof(T));
+  // Packed A: rows i of op(A); op(A)(i, p) = A[i * lda + p] (N) or A[p * lda + i] (T).
+  gemm_pack<T>(*this, true, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
+  // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
+  gemm_pack<T>(*this, false, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
+  gemm_packed<T>(*this, s, alpha, Ap, Bp, beta, C.data, 0, C.ld, n, 0);  // one group of n columns
 }
+
+#define TESSERA_GEMM_HELPERS_(T)                                                                                    \
+  template GemmShape gemm_shape<T>(OpenCLBackend&, std::int64_t, std::int64_t, std::int64_t);                     \
+  template const std::string& gemm_defines<T>(OpenCLBackend&);                                                     \
+  template std::string gemm_ptx_defines<T>(const OpenCLBackend&, bool);                                            \
+  template std::size_t gemm_ptx_threads<T>();                                                                      \
+  template void gemm_pack<T>(OpenCLBackend&, bool, const void*, std::int64_t, std::int64_t, std::int64_t, bool,    \
+                             const cl::Buffer&, std::int64_t, std::int64_t);                                       \
+  template void gemm_packed<T>(OpenCLBackend&, const GemmShape&, double, const cl::Buffer&, const cl::Buffer&,     \
+                               double, void*, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
+TESSERA_GEMM_HELPERS_(float)
+TESSERA_GEMM_HELPERS_(double)
+#undef TESSERA_GEMM_HELPERS_
+
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, gemm)
 
 }  // namespace tessera::opencl

@@ -1,8 +1,9 @@
 #include "opencl_backend.hpp"
 
-#include <cstdlib>
+#include <algorithm>
 #include <sstream>
 
+#include "device_class.hpp"
 #include "tessera/errors.hpp"
 
 namespace tessera::opencl {
@@ -71,11 +72,12 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
 
     // NVIDIA's own compiler takes inline PTX: the kernels that synchronise work-groups through
     // flags use it for a device-wide fence, which OpenCL 1.2's mem_fence does not give there
-    // (it compiles to membar.cta). A device fact, not a profile setting: a profile may be forced
+    // (it compiles to membar.cta). A device fact, not a tuning value: a class may be forced
     // onto another driver.
     nvidia_ptx_ = platform_name_is_nvidia(facts.platform_name);
-    profile_ = select_profile(facts, index);
-    validate_profile(profile_, max_wg_, local_mem);
+    tuning_ = tuning::Tuning::for_device(device_class(facts), "opencl:" + std::to_string(index));
+    validate_tuning(tuning_, max_wg_, local_mem);
+    cpu_kernels_ = tuning_["device.cpu_kernels"] != 0;
 
     // Everything about the device and driver that can change a compiled binary.
     const std::string identity = facts.platform_name + "\n" + platform_version + "\n" + facts.vendor + "\n" +
@@ -89,9 +91,8 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
     info_.compute_units = compute_units_;
     info_.memory_bytes = device_.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     info_.driver = driver;
-    std::string params;
-    for (const auto& [key, value] : profile_parameters(profile_))
-      params += (params.empty() ? "" : " ") + key + "=" + std::to_string(value);
+    info_.tuning_class = tuning_.device_class();
+    info_.tuning = tuning_.values();
     info_.details = {
         {"platform", facts.platform_name + " (" + platform_version + ")"},
         {"device version", device_version},
@@ -100,11 +101,9 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
         {"local memory", bytes_text(local_mem)},
         {"max allocation", bytes_text(max_alloc_)},
         {"fp64", fp64_ ? "yes (cl_khr_fp64)" : "no (cl_khr_fp64 missing: f64 operations unavailable)"},
-        {"profile", profile_.name + ": " + profile_.description +
-                        (std::getenv("TESSERA_OPENCL_PROFILE") ? " (TESSERA_OPENCL_PROFILE is set)" : "")},
-        {"kernel family", profile_.family == KernelFamily::cpu ? "cpu (registers, no local memory)"
-                                                               : "gpu (local-memory tiles and trees)"},
-        {"profile parameters", params},
+        {"kernels", cpu_kernels_ ? "cpu variants (registers, no local memory)"
+                                 : "gpu variants (local-memory tiles and trees)"},
+        {"tuning", tuning_.device_class() + (tuning_.overridden() ? " (TESSERA_TUNE applies)" : "")},
         {"kernel disk cache", programs_->disk_dir().empty() ? "off" : programs_->disk_dir()},
     };
   });
@@ -129,10 +128,8 @@ Support OpenCLBackend::support(Op, DType dt) const {
 
 std::string OpenCLBackend::where(const char* op) const { return "opencl:" + std::to_string(index_) + " " + op; }
 
-void OpenCLBackend::require_dtype(Op op, DType dt) const {
-  if (dt == DType::f64 && !fp64_)
-    throw NotImplemented("opencl:" + std::to_string(index_) + " (" + info_.name + "): " + to_string(op) +
-                         " in f64 needs the cl_khr_fp64 extension, which this device does not report");
+std::size_t OpenCLBackend::local_mem_limit() const {
+  return std::min<std::size_t>(static_cast<std::size_t>(tuning_["device.local_mem_kb"]) * 1024, local_mem_);
 }
 
 // ---- memory ----
@@ -190,7 +187,7 @@ void OpenCLBackend::synchronize() {
 cl::Kernel& OpenCLBackend::kernel(const char* file, DType dt, const std::string& defines, const char* name) {
   std::string options = "-cl-std=CL1.2 ";
   options += dt == DType::f32 ? "-DREAL=float" : "-DREAL=double -DTESSERA_FP64";
-  options += cpu_family() ? " -DTESSERA_CPU_KERNELS=1" : " -DTESSERA_GPU_KERNELS=1";
+  options += " " + tuning_.defines("device");  // DEVICE_CPU_KERNELS picks each file's variants (common.cl)
   if (nvidia_ptx_) options += " -DTESSERA_NVIDIA_PTX=1";
   if (!defines.empty()) options += " " + defines;
   return programs_->kernel(file, options, name);

@@ -1,8 +1,8 @@
-// reduce and dot: two passes (kernels/opencl/reduce.cl). Pass 1 by family: gpu = a bounded
-// number of groups (groups_per_cu per compute unit), grid-stride Kahan sums and a local-memory
-// tree per group; cpu = one work-item per `chunk` consecutive elements, vector accumulators,
-// no local memory. Pass 2 = one work-group's tree over the partials, then one value is read
-// back (blocking).
+// reduce and dot: two passes (kernels/opencl/reduce.cl). Pass 1: gpu kernels = a bounded
+// number of groups (reduce.groups_per_cu per compute unit), grid-stride Kahan sums and a
+// local-memory tree per group; cpu kernels = one work-item per `reduce.chunk` consecutive
+// elements, vector accumulators, no local memory. Pass 2 = one work-group's tree over the
+// partials, then one value is read back (blocking).
 #include <algorithm>
 #include <string>
 
@@ -11,22 +11,6 @@
 namespace tessera::opencl {
 
 namespace {
-
-const char* op_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum:
-      return "sum";
-    case ReduceOp::min:
-      return "min";
-    case ReduceOp::max:
-      return "max";
-    case ReduceOp::sum_squares:
-      return "sum_squares";
-    case ReduceOp::max_abs:
-      return "max_abs";
-  }
-  return "sum";
-}
 
 // Pass 2 combines partials, whose terms are already formed: squares and products are summed,
 // absolute values are maximised.
@@ -38,65 +22,61 @@ const char* final_kernel(const std::string& op) {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// The two passes of reduce (y null) and dot; `op` names the kernels.
+template <class T>
+double reduce_passes(OpenCLBackend& cl, const char* op, const VecView& x, const VecView* y) {
+  using Scratch = OpenCLBackend::Scratch;
+  const tuning::Tuning& t = cl.tuning();
+  const std::int64_t n = x.n;
+  const std::int64_t wg = t["reduce.wg"];
+  const std::string defines = t.defines("reduce");
+  void* ydata = y ? y->data : x.data;  // unread by the single-operand kernels
+
+  std::int64_t partials = 0;
+  const std::string base = std::string("reduce_") + op;
+  if (cl.cpu_kernels()) {
+    partials = ceil_div(n, t["reduce.chunk"]);
+    cl::Buffer& part = cl.scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * sizeof(T));
+    cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, defines, (base + "_chunks").c_str());
+    cl.set_args<T>(k, x.data, ydata, n, part);
+    cl.launch(k, cl::NDRange(static_cast<std::size_t>(ceil_div(partials, wg) * wg)),
+              cl::NDRange(static_cast<std::size_t>(wg)));
+  } else {
+    partials = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(ceil_div(n, wg), static_cast<std::int64_t>(cl.compute_units()) *
+                                                       t["reduce.groups_per_cu"]));
+    cl::Buffer& part = cl.scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * sizeof(T));
+    cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, defines, (base + "_tree").c_str());
+    cl.set_args<T>(k, x.data, ydata, n, part);
+    cl.launch(k, cl::NDRange(static_cast<std::size_t>(partials * wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+  }
+
+  cl::Buffer* result = &cl.scratch(Scratch::reduce_partial, 0);
+  if (partials > 1) {
+    result = &cl.scratch(Scratch::reduce_result, sizeof(T));
+    cl::Kernel& k2 = cl.kernel("reduce.cl", dtype_v<T>, defines, final_kernel(op));
+    cl.set_args<T>(k2, cl.scratch(Scratch::reduce_partial, 0), cl.scratch(Scratch::reduce_partial, 0), partials,
+                   *result);
+    cl.launch(k2, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+  }
+  T v = 0;
+  cl.queue().enqueueReadBuffer(*result, CL_TRUE, 0, sizeof v, &v);
+  return static_cast<double>(v);
+}
+
 }  // namespace
 
-double OpenCLBackend::reduce(DType dt, ReduceOp op, const VecView& x) {
-  require_dtype(Op::reduce, dt);
-  return reduce_impl(dt, op_name(op), x, nullptr);
+template <class T>
+double OpenCLBackend::reduce(ReduceOp op, const VecView& x) {
+  return reduce_passes<T>(*this, to_string(op), x, nullptr);
 }
 
-double OpenCLBackend::dot(DType dt, const VecView& x, const VecView& y) {
-  require_dtype(Op::dot, dt);
-  return reduce_impl(dt, "dot", x, &y);
+template <class T>
+double OpenCLBackend::dot(const VecView& x, const VecView& y) {
+  return reduce_passes<T>(*this, "dot", x, &y);
 }
 
-double OpenCLBackend::reduce_impl(DType dt, const char* op, const VecView& x, const VecView* y) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return translate_errors(where(y ? "dot" : "reduce"), [&]() -> double {
-    const DeviceProfile& p = profile_;
-    const std::int64_t n = x.n;
-    const std::int64_t wg = p.reduce_wg;
-    const std::string defines = "-DWG_SIZE=" + std::to_string(p.reduce_wg) +
-                                " -DREDUCE_CHUNK=" + std::to_string(p.reduce_chunk) +
-                                " -DVW=" + std::to_string(p.reduce_vw);
-    const std::size_t esize = dtype_size(dt);
-    void* ydata = y ? y->data : x.data;  // unread by the single-operand kernels
-
-    std::int64_t partials = 0;
-    const std::string base = std::string("reduce_") + op;
-    if (cpu_family()) {
-      partials = ceil_div(n, p.reduce_chunk);
-      cl::Buffer& part = scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * esize);
-      cl::Kernel& k = kernel("reduce.cl", dt, defines, (base + "_chunks").c_str());
-      set_args(k, dt, x.data, ydata, n, part);
-      launch(k, cl::NDRange(static_cast<std::size_t>(ceil_div(partials, wg) * wg)),
-             cl::NDRange(static_cast<std::size_t>(wg)));
-    } else {
-      partials = std::max<std::int64_t>(
-          1,
-          std::min<std::int64_t>(ceil_div(n, wg), static_cast<std::int64_t>(compute_units_) * p.reduce_groups_per_cu));
-      cl::Buffer& part = scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * esize);
-      cl::Kernel& k = kernel("reduce.cl", dt, defines, (base + "_tree").c_str());
-      set_args(k, dt, x.data, ydata, n, part);
-      launch(k, cl::NDRange(static_cast<std::size_t>(partials * wg)), cl::NDRange(static_cast<std::size_t>(wg)));
-    }
-
-    cl::Buffer* result = &scratch(Scratch::reduce_partial, 0);
-    if (partials > 1) {
-      result = &scratch(Scratch::reduce_result, esize);
-      cl::Kernel& k2 = kernel("reduce.cl", dt, defines, final_kernel(op));
-      set_args(k2, dt, scratch(Scratch::reduce_partial, 0), scratch(Scratch::reduce_partial, 0), partials, *result);
-      launch(k2, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)));
-    }
-    if (dt == DType::f32) {
-      float v = 0;
-      queue_.enqueueReadBuffer(*result, CL_TRUE, 0, sizeof v, &v);
-      return static_cast<double>(v);
-    }
-    double v = 0;
-    queue_.enqueueReadBuffer(*result, CL_TRUE, 0, sizeof v, &v);
-    return v;
-  });
-}
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, reduce)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, dot)
 
 }  // namespace tessera::opencl

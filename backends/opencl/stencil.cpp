@@ -14,89 +14,88 @@
 
 namespace tessera::opencl {
 
-void OpenCLBackend::stencil(DType dt, const StencilSpec& spec, const GridView& u, int steps) {
-  require_dtype(Op::stencil, dt);
-  std::lock_guard<std::mutex> lock(mutex_);
-  translate_errors(where("stencil"), [&] {
-    const int r = spec.radius;
-    const bool is_3d = u.ndim == 3;
-    const std::int64_t ix = u.nx - 2 * r, iy = u.ny - 2 * r, iz = is_3d ? u.nz - 2 * r : 1;
-    if (ix <= 0 || iy <= 0 || iz <= 0 || steps <= 0) return;  // no interior: nothing changes
-    const std::size_t esize = dtype_size(dt);
-    const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * u.nz) * esize;
-    cl::Buffer& tmp = scratch(Scratch::stencil, bytes);
-    const cl::Buffer grid(mem(u.data), true);
-    if (steps % 2 == 1) {
-      queue_.enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
-    } else {
-      // The cells within r of a face: the z and y faces as boxes of whole rows (y, z origin;
-      // rows, planes), the x faces by a kernel (below).
-      const std::size_t nx = static_cast<std::size_t>(u.nx), ny = static_cast<std::size_t>(u.ny),
-                        nz = static_cast<std::size_t>(is_3d ? u.nz : 1), R = static_cast<std::size_t>(r);
-      const std::size_t zr = is_3d ? R : 0, zi = nz - 2 * zr;  // face planes, interior planes
-      const std::size_t boxes[][4] = {
-          {0, 0, ny, zr}, {0, nz - zr, ny, zr},  // z faces
-          {0, zr, R, zi}, {ny - R, zr, R, zi},   // y faces
-      };
-      for (const auto& b : boxes) {
-        if (b[3] == 0) continue;
-        const cl::array<cl::size_type, 3> origin{0, b[0], b[1]};
-        const cl::array<cl::size_type, 3> region{nx * esize, b[2], b[3]};
-        queue_.enqueueCopyBufferRect(grid, tmp, origin, origin, region, nx * esize, nx * ny * esize,
-                                     nx * esize, nx * ny * esize);
-      }
+template <class T>
+void OpenCLBackend::stencil(const StencilSpec& spec, const GridView& u, int steps) {
+  const int r = spec.radius;
+  const bool is_3d = u.ndim == 3;
+  const std::int64_t ix = u.nx - 2 * r, iy = u.ny - 2 * r, iz = is_3d ? u.nz - 2 * r : 1;
+  if (ix <= 0 || iy <= 0 || iz <= 0 || steps <= 0) return;  // no interior: nothing changes
+  const std::size_t esize = sizeof(T);
+  const tuning::Tuning& t = tuning_;
+  // One program per radius and dimensionality (the neighbour sum unrolls), every kernel in it.
+  const std::string defines =
+      t.defines("stencil") + " -DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0");
+  const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * u.nz) * esize;
+  cl::Buffer& tmp = scratch(Scratch::stencil, bytes);
+  const cl::Buffer grid(mem(u.data), true);
+  if (steps % 2 == 1) {
+    queue_.enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
+  } else {
+    // The cells within r of a face: the z and y faces as boxes of whole rows (y, z origin;
+    // rows, planes), the x faces by a kernel (below).
+    const std::size_t nx = static_cast<std::size_t>(u.nx), ny = static_cast<std::size_t>(u.ny),
+                      nz = static_cast<std::size_t>(is_3d ? u.nz : 1), R = static_cast<std::size_t>(r);
+    const std::size_t zr = is_3d ? R : 0, zi = nz - 2 * zr;  // face planes, interior planes
+    const std::size_t boxes[][4] = {
+        {0, 0, ny, zr}, {0, nz - zr, ny, zr},  // z faces
+        {0, zr, R, zi}, {ny - R, zr, R, zi},   // y faces
+    };
+    for (const auto& b : boxes) {
+      if (b[3] == 0) continue;
+      const cl::array<cl::size_type, 3> origin{0, b[0], b[1]};
+      const cl::array<cl::size_type, 3> region{nx * esize, b[2], b[3]};
+      queue_.enqueueCopyBufferRect(grid, tmp, origin, origin, region, nx * esize, nx * ny * esize,
+                                   nx * esize, nx * ny * esize);
     }
+  }
 
-    if (steps % 2 == 0) {
-      cl::Kernel& kf = kernel("stencil.cl", dt, "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0"),
-                              "stencil_copy_x_faces");
-      set_args(kf, dt, u.data, tmp, u.nx, u.ny, iy, iz);
-      launch(kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
-             cl::NDRange(64, 1));
-    }
+  if (steps % 2 == 0) {
+    cl::Kernel& kf = kernel("stencil.cl", dtype_v<T>, defines, "stencil_copy_x_faces");
+    set_args<T>(kf, u.data, tmp, u.nx, u.ny, iy, iz);
+    launch(kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
+           cl::NDRange(64, 1));
+  }
 
-    // cpu family: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
-    const int vw = cpu_family() ? profile_.stencil_vw : 1;
-    const int rows = vw > 1 ? profile_.stencil_rows : 1;  // stencil_step does one row
-    const std::string defines = "-DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0") +
-                                " -DVW=" + std::to_string(vw) + " -DROWS=" + std::to_string(rows);
-    // cpu family, 3D, both grids beyond a 32 MiB cache (a last-level cache the OpenCL API does not
-    // report), rows of whole vectors in vector-aligned buffers: the z sweep with streaming stores.
-    const bool sweep = cpu_family() && is_3d && vw > 1 && profile_.stencil_sweep_rows > 0 &&
-                       base_align_bits_ >= static_cast<std::size_t>(vw) * esize * 8 && u.nx % vw == 0 &&
-                       2 * bytes > (std::size_t{32} << 20);
-    cl::Kernel* k = nullptr;
-    cl::NDRange global, local;
-    if (sweep) {
-      const std::int64_t rows_per_item = profile_.stencil_sweep_rows;
-      const std::int64_t y_blocks = (iy + rows_per_item - 1) / rows_per_item;
-      const std::int64_t want = 16 * static_cast<std::int64_t>(compute_units_);  // items: several per core
-      const std::int64_t z_chunks =
-          std::max<std::int64_t>(1, std::min<std::int64_t>(iz, (want + y_blocks - 1) / y_blocks));
-      const std::int64_t zc = (iz + z_chunks - 1) / z_chunks;
-      k = &kernel("stencil.cl", dt, defines + " -DSWEEP_ROWS=" + std::to_string(rows_per_item), "stencil_sweep");
-      k->setArg(10, static_cast<cl_long>(zc));
-      global = cl::NDRange(static_cast<std::size_t>(y_blocks), static_cast<std::size_t>((iz + zc - 1) / zc));
-      local = cl::NDRange(1, 1);
-    } else {
-      k = &kernel("stencil.cl", dt, defines, vw > 1 ? "stencil_step_vec" : "stencil_step");
-      const std::size_t lx = static_cast<std::size_t>(profile_.stencil_lx),
-                        ly = static_cast<std::size_t>(profile_.stencil_ly);
-      const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;
-      const std::size_t items_y = (static_cast<std::size_t>(iy) + rows - 1) / rows;
-      global = cl::NDRange((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
-      local = cl::NDRange(lx, ly, 1);
-    }
-    const auto& c = spec.coeffs;
-    void* src = steps % 2 == 1 ? tmp() : u.data;
-    void* dst = steps % 2 == 1 ? u.data : tmp();
-    for (int step = 0; step < steps; ++step) {
-      set_args(*k, dt, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
-               Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0});
-      launch(*k, global, local);
-      std::swap(src, dst);
-    }
-  });
+  // cpu kernels: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
+  const int vw = cpu_kernels_ ? t.get("stencil.vw") : 1;
+  const int rows = vw > 1 ? t.get("stencil.rows") : 1;  // stencil_step does one row
+  // cpu kernels, 3D, both grids beyond a 32 MiB cache (a last-level cache the OpenCL API does not
+  // report), rows of whole vectors in vector-aligned buffers: the z sweep with streaming stores.
+  const bool sweep = cpu_kernels_ && is_3d && vw > 1 && t["stencil.sweep_rows"] > 0 &&
+                     base_align_bits_ >= static_cast<std::size_t>(vw) * esize * 8 && u.nx % vw == 0 &&
+                     2 * bytes > (std::size_t{32} << 20);
+  cl::Kernel* k = nullptr;
+  cl::NDRange global, local;
+  if (sweep) {
+    const std::int64_t rows_per_item = t["stencil.sweep_rows"];
+    const std::int64_t y_blocks = (iy + rows_per_item - 1) / rows_per_item;
+    const std::int64_t want = 16 * static_cast<std::int64_t>(compute_units_);  // items: several per core
+    const std::int64_t z_chunks =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(iz, (want + y_blocks - 1) / y_blocks));
+    const std::int64_t zc = (iz + z_chunks - 1) / z_chunks;
+    k = &kernel("stencil.cl", dtype_v<T>, defines, "stencil_sweep");
+    k->setArg(10, static_cast<cl_long>(zc));
+    global = cl::NDRange(static_cast<std::size_t>(y_blocks), static_cast<std::size_t>((iz + zc - 1) / zc));
+    local = cl::NDRange(1, 1);
+  } else {
+    k = &kernel("stencil.cl", dtype_v<T>, defines, vw > 1 ? "stencil_step_vec" : "stencil_step");
+    const auto lx = static_cast<std::size_t>(t["stencil.lx"]), ly = static_cast<std::size_t>(t["stencil.ly"]);
+    const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;
+    const std::size_t items_y = (static_cast<std::size_t>(iy) + rows - 1) / rows;
+    global = cl::NDRange((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
+    local = cl::NDRange(lx, ly, 1);
+  }
+  const auto& c = spec.coeffs;
+  void* src = steps % 2 == 1 ? tmp() : u.data;
+  void* dst = steps % 2 == 1 ? u.data : tmp();
+  for (int step = 0; step < steps; ++step) {
+    set_args<T>(*k, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
+             Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0});
+    launch(*k, global, local);
+    std::swap(src, dst);
+  }
 }
+
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, stencil)
 
 }  // namespace tessera::opencl

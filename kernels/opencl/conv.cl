@@ -2,25 +2,25 @@
 //
 // conv2d: the host first copies the image into a zero-padded scratch image (the 'same' padding,
 // plus room for whole-vector reads past the right edge), so the compute kernel has no bounds
-// checks in its inner loops. Each work-item computes VW consecutive outputs of one row: a
-// vector load of VW inputs times one filter tap per step (cpu: explicit SIMD; gpu: VW = 1, a
+// checks in its inner loops. Each work-item computes CONV_VW consecutive outputs of one row: a
+// vector load of CONV_VW inputs times one filter tap per step (cpu: explicit SIMD; gpu: CONV_VW = 1, a
 // work-item per output, neighbours reading neighbouring words).
 //
 // conv_layer: im2col straight into gemm's packed B layout (see gemm.cl), then the gemm kernels
 // with the filters as A (K x CRS) and one output image per batch entry.
 
-#ifndef VW
-#define VW 1
+#ifndef CONV_VW
+#define CONV_VW 1
 #endif
 
-#if VW == 1
+#if CONV_VW == 1
 #define VECT REAL
 #define LOADV(off, p) ((p)[off])
 #define STOREV(v, off, p) ((p)[off] = (v))
 #else
-#define VECT REALV(VW)
-#define LOADV(off, p) VLOADN(VW)(off, p)
-#define STOREV(v, off, p) VSTOREN(VW)(v, off, p)
+#define VECT REALV(CONV_VW)
+#define LOADV(off, p) VLOADN(CONV_VW)(off, p)
+#define STOREV(v, off, p) VSTOREN(CONV_VW)(v, off, p)
 #endif
 
 // padded(r, c) = image(r - pad, c - pad) inside the image, 0 elsewhere; padded is ph x pw.
@@ -33,10 +33,10 @@ __kernel void conv2d_pad(__global const REAL* image, long ld, long rows, long co
 }
 
 // out(p, q) = sum_{i,j < K} padded(p + i, q + j) * filter(i, j). padded has pw columns and at
-// least VW - 1 readable columns past q + K - 1 for the last vector of a row.
+// least CONV_VW - 1 readable columns past q + K - 1 for the last vector of a row.
 __kernel void conv2d_valid(__global const REAL* padded, long pw, __global const REAL* filter, long ldf, int K,
                            __global REAL* out, long ldo, long P, long Q) {
-  const long q0 = get_global_id(0) * VW, p = get_global_id(1);
+  const long q0 = get_global_id(0) * CONV_VW, p = get_global_id(1);
   if (q0 >= Q || p >= P) return;
   VECT acc = 0;
   for (int i = 0; i < K; ++i) {
@@ -45,58 +45,58 @@ __kernel void conv2d_valid(__global const REAL* padded, long pw, __global const 
     for (int j = 0; j < K; ++j) acc = fma(LOADV(0, in + j), (VECT)(f[j]), acc);
   }
   __global REAL* o = out + p * ldo + q0;
-  if (q0 + VW <= Q) {
+  if (q0 + CONV_VW <= Q) {
     STOREV(acc, 0, o);
   } else {
-    REAL lanes[VW];
+    REAL lanes[CONV_VW];
     STOREV(acc, 0, lanes);
     for (int l = 0; q0 + l < Q; ++l) o[l] = lanes[l];
   }
 }
 
 #if TESSERA_GPU_KERNELS
-// gpu: a work-group computes a tile of LX x (LY * ROWS) outputs from a copy of the input tile
-// it needs ((LY * ROWS + K - 1) x (LX + K - 1)) and of the filter in local memory, so each
+// gpu: a work-group computes a tile of CONV_LX x (CONV_LY * CONV_ROWS) outputs from a copy of the input tile
+// it needs ((CONV_LY * CONV_ROWS + K - 1) x (CONV_LX + K - 1)) and of the filter in local memory, so each
 // input is read from global memory about once instead of K * K times; a work-item computes
-// ROWS outputs of one column, LY rows apart (neighbouring work-items, neighbouring columns:
+// CONV_ROWS outputs of one column, CONV_LY rows apart (neighbouring work-items, neighbouring columns:
 // no bank conflicts). `lmem` is sized by the host; filters too large for it take conv2d_valid.
-#ifndef LX
-#define LX 32
+#ifndef CONV_LX
+#define CONV_LX 32
 #endif
-#ifndef LY
-#define LY 8
+#ifndef CONV_LY
+#define CONV_LY 8
 #endif
-#ifndef ROWS
-#define ROWS 4
+#ifndef CONV_ROWS
+#define CONV_ROWS 4
 #endif
-__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled(
+__kernel __attribute__((reqd_work_group_size(CONV_LX, CONV_LY, 1))) void conv2d_tiled(
     __global const REAL* padded, long ph, long pw, __global const REAL* filter, long ldf, int K, __global REAL* out,
     long ldo, long P, long Q, __local REAL* lmem) {
   const int tx = get_local_id(0), ty = get_local_id(1);
-  const long q0 = (long)get_group_id(0) * LX, p0 = (long)get_group_id(1) * (LY * ROWS);
-  const int tw = LX + K - 1, th = LY * ROWS + K - 1;
+  const long q0 = (long)get_group_id(0) * CONV_LX, p0 = (long)get_group_id(1) * (CONV_LY * CONV_ROWS);
+  const int tw = CONV_LX + K - 1, th = CONV_LY * CONV_ROWS + K - 1;
   __local REAL* tile = lmem;
   __local REAL* f = lmem + tw * th;
-  for (int e = ty * LX + tx; e < tw * th; e += LX * LY) {
+  for (int e = ty * CONV_LX + tx; e < tw * th; e += CONV_LX * CONV_LY) {
     const int r = e / tw, c = e % tw;
     const long gr = p0 + r, gc = q0 + c;
     tile[e] = (gr < ph && gc < pw) ? padded[gr * pw + gc] : 0;
   }
-  for (int e = ty * LX + tx; e < K * K; e += LX * LY) f[e] = filter[(e / K) * ldf + e % K];
+  for (int e = ty * CONV_LX + tx; e < K * K; e += CONV_LX * CONV_LY) f[e] = filter[(e / K) * ldf + e % K];
   barrier(CLK_LOCAL_MEM_FENCE);
-  REAL acc[ROWS];
+  REAL acc[CONV_ROWS];
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) acc[u] = 0;
+  for (int u = 0; u < CONV_ROWS; ++u) acc[u] = 0;
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < K; ++j) {
       const REAL w = f[i * K + j];
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) acc[u] = fma(tile[(ty + LY * u + i) * tw + tx + j], w, acc[u]);
+      for (int u = 0; u < CONV_ROWS; ++u) acc[u] = fma(tile[(ty + CONV_LY * u + i) * tw + tx + j], w, acc[u]);
     }
   const long q = q0 + tx;
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
-    const long p = p0 + ty + LY * u;
+  for (int u = 0; u < CONV_ROWS; ++u) {
+    const long p = p0 + ty + CONV_LY * u;
     if (p < P && q < Q) out[p * ldo + q] = acc[u];
   }
 }
@@ -106,19 +106,20 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled(
 #ifdef KF
 // gpu, small filters (KF = K, a program define, up to 7): as conv2d_tiled, but the tile is read
 // straight from the image (rows and columns outside it are the zero padding: no padded copy,
-// one pass over memory fewer), the filter sits in registers, and a work-item computes ROWS
+// one pass over memory fewer), the filter sits in registers, and a work-item computes CONV_ROWS
 // consecutive outputs of a column, so each input it reads from local memory serves up to KF of
-// them (a sliding window: (ROWS + KF - 1) x KF local reads for ROWS x KF x KF products).
-// Global (LX * tiles across, LY * tiles down), local (LX, LY); a tile is LX x (LY * ROWS).
-#define TH (LY * ROWS + KF - 1)
-#define TWD (LX + KF - 1)
-__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled_k(
+// them (a sliding window: (CONV_ROWS + KF - 1) x KF local reads for CONV_ROWS x KF x KF products).
+// Global (CONV_LX * tiles across, CONV_LY * tiles down), local (CONV_LX, CONV_LY); a tile is
+// CONV_LX x (CONV_LY * CONV_ROWS).
+#define TH (CONV_LY * CONV_ROWS + KF - 1)
+#define TWD (CONV_LX + KF - 1)
+__kernel __attribute__((reqd_work_group_size(CONV_LX, CONV_LY, 1))) void conv2d_tiled_k(
     __global const REAL* image, long ld, long rows, long cols, long pad, __global const REAL* filter, long ldf,
     __global REAL* out, long ldo, long P, long Q) {
   __local REAL tile[TH][TWD];
   const int tx = get_local_id(0), ty = get_local_id(1);
-  const long q0 = (long)get_group_id(0) * LX, p0 = (long)get_group_id(1) * (LY * ROWS);
-  for (int e = ty * LX + tx; e < TH * TWD; e += LX * LY) {
+  const long q0 = (long)get_group_id(0) * CONV_LX, p0 = (long)get_group_id(1) * (CONV_LY * CONV_ROWS);
+  for (int e = ty * CONV_LX + tx; e < TH * TWD; e += CONV_LX * CONV_LY) {
     const int r = e / TWD, c = e % TWD;
     const long ir = p0 + r - pad, ic = q0 + c - pad;
     tile[r][c] = (ir >= 0 && ir < rows && ic >= 0 && ic < cols) ? image[ir * ld + ic] : 0;
@@ -129,22 +130,22 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void conv2d_tiled_k(
 #pragma unroll
     for (int j = 0; j < KF; ++j) f[i][j] = filter[i * ldf + j];  // the same address for the group
   barrier(CLK_LOCAL_MEM_FENCE);
-  REAL acc[ROWS];
+  REAL acc[CONV_ROWS];
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) acc[u] = 0;
+  for (int u = 0; u < CONV_ROWS; ++u) acc[u] = 0;
 #pragma unroll
-  for (int r = 0; r < ROWS + KF - 1; ++r)  // input row ty * ROWS + r of the tile
+  for (int r = 0; r < CONV_ROWS + KF - 1; ++r)  // input row ty * CONV_ROWS + r of the tile
 #pragma unroll
     for (int j = 0; j < KF; ++j) {
-      const REAL v = tile[ty * ROWS + r][tx + j];
+      const REAL v = tile[ty * CONV_ROWS + r][tx + j];
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u)
+      for (int u = 0; u < CONV_ROWS; ++u)
         if (r - u >= 0 && r - u < KF) acc[u] = fma(v, f[r - u][j], acc[u]);  // constant after unrolling
     }
   const long q = q0 + tx;
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
-    const long p = p0 + ty * ROWS + u;
+  for (int u = 0; u < CONV_ROWS; ++u) {
+    const long p = p0 + ty * CONV_ROWS + u;
     if (p < P && q < Q) out[p * ldo + q] = acc[u];
   }
 }

@@ -1,5 +1,5 @@
 // gemm and conv_layer on NVIDIA GPUs through inline PTX (NVIDIA's OpenCL compiler only: the
-// host selects these kernels when the profile says gemm.ptx = 1 and the platform is NVIDIA's,
+// host selects these kernels when gemm.kernels = 2 and the platform is NVIDIA's,
 // -DTESSERA_NVIDIA_PTX=1). The same design as the CUDA backend's gemm (gemm_async.cuh):
 //  - tiles reach local memory through cp.async (sm_80+), STAGES k-tiles in flight: the copy of
 //    tile t + STAGES - 1 overlaps the arithmetic on tile t, with no staging registers and one

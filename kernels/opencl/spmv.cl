@@ -1,20 +1,20 @@
 // y = alpha * A * x + beta * y for CSR (int32 indices). With read_y == 0 (beta == 0) y is only
 // written, so NaNs in y do not propagate. Each row's products are summed in REAL.
 
-#ifndef WG_SIZE
-#define WG_SIZE 256         // spmv_vector: work-group size (a multiple of the lanes per row)
+#ifndef SPMV_WG
+#define SPMV_WG 256  // spmv_vector: work-group size (a multiple of the lanes per row)
 #endif
-#ifndef ROWS_PER_ITEM
-#define ROWS_PER_ITEM 16    // spmv_rows: consecutive rows per work-item
+#ifndef SPMV_ROWS_PER_ITEM
+#define SPMV_ROWS_PER_ITEM 16  // spmv_rows: consecutive rows per work-item
 #endif
 
 #if TESSERA_CPU_KERNELS  // cpu variant
-// cpu: a work-item walks ROWS_PER_ITEM consecutive rows, so its reads of row_ptr, col_idx and
+// cpu: a work-item walks SPMV_ROWS_PER_ITEM consecutive rows, so its reads of row_ptr, col_idx and
 // values are one contiguous stream (what a CPU's prefetcher wants).
 __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
                         __global const REAL* x, __global REAL* y, long rows, REAL alpha, REAL beta, int read_y) {
-  const long first = get_global_id(0) * (long)ROWS_PER_ITEM;
-  const long last = min(first + (long)ROWS_PER_ITEM, rows);
+  const long first = get_global_id(0) * (long)SPMV_ROWS_PER_ITEM;
+  const long last = min(first + (long)SPMV_ROWS_PER_ITEM, rows);
   for (long r = first; r < last; ++r) {
     const int end = row_ptr[r + 1];
     int k = row_ptr[r];
@@ -33,13 +33,13 @@ __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx
 #endif
 
 #if TESSERA_GPU_KERNELS  // gpu variant
-// gpu: `lanes` consecutive work-items share a row (lanes a power of two <= WG_SIZE, chosen by the
+// gpu: `lanes` consecutive work-items share a row (lanes a power of two <= SPMV_WG, chosen by the
 // host from the mean row length): they read the row's entries side by side (coalesced), then
 // add their partial sums in a tree in local memory.
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_vector(
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
     __global REAL* y, long rows, REAL alpha, REAL beta, int read_y, int lanes) {
-  __local REAL part[WG_SIZE];
+  __local REAL part[SPMV_WG];
   const int l = get_local_id(0);
   const int lane = l & (lanes - 1);
   const long row = get_global_id(0) / lanes;
@@ -66,23 +66,23 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_vector(
   if (lane == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
 }
 
-// gpu, short rows (profiles with spmv.stream_mean > 0): a group owns WG_SIZE consecutive rows,
+// gpu, short rows (classes with spmv.stream_mean > 0): a group owns SPMV_WG consecutive rows,
 // whose nonzeros are one contiguous run; the group reads the run with coalesced loads
 // (STREAM_UNROLL per work-item in flight, no idle lanes however the row lengths fall) into
 // products in local memory, STREAM_CHUNK at a time, and each work-item then sums its own row's
-// products in order. Row pointers are read once per row, coalesced. Global (groups * WG_SIZE).
+// products in order. Row pointers are read once per row, coalesced. Global (groups * SPMV_WG).
 #ifndef STREAM_CHUNK
-#define STREAM_CHUNK (8 * WG_SIZE)
+#define STREAM_CHUNK (8 * SPMV_WG)
 #endif
-#define STREAM_UNROLL (STREAM_CHUNK / WG_SIZE)
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_stream(
+#define STREAM_UNROLL (STREAM_CHUNK / SPMV_WG)
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
     __global REAL* y, long rows, REAL alpha, REAL beta, int read_y) {
   __local REAL prod[STREAM_CHUNK];
   const int l = get_local_id(0);
-  const long first = (long)get_group_id(0) * WG_SIZE;
+  const long first = (long)get_group_id(0) * SPMV_WG;
   const long row = first + l;
-  const long last = min(first + WG_SIZE, rows);
+  const long last = min(first + SPMV_WG, rows);
   const int my_begin = row_ptr[min(row, rows)];
   const int my_end = row < rows ? row_ptr[row + 1] : my_begin;
   const int group_begin = row_ptr[first], group_end = row_ptr[last];  // the same address for all
@@ -93,13 +93,13 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_stream(
     REAL v[STREAM_UNROLL];
 #pragma unroll
     for (int u = 0; u < STREAM_UNROLL; ++u) {
-      const int j = base + l + WG_SIZE * u;
+      const int j = base + l + SPMV_WG * u;
       c[u] = j < chunk_end ? col_idx[j] : 0;
       v[u] = j < chunk_end ? values[j] : 0;
     }
 #pragma unroll
     for (int u = 0; u < STREAM_UNROLL; ++u)
-      if (base + l + WG_SIZE * u < chunk_end) prod[l + WG_SIZE * u] = v[u] * x[c[u]];
+      if (base + l + SPMV_WG * u < chunk_end) prod[l + SPMV_WG * u] = v[u] * x[c[u]];
     barrier(CLK_LOCAL_MEM_FENCE);
     const int lo = max(my_begin, base), hi = min(my_end, chunk_end);
     for (int j = lo; j < hi; ++j) sum += prod[j - base];
@@ -108,17 +108,17 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_stream(
   if (row < rows) y[row] = read_y ? alpha * sum + beta * y[row] : alpha * sum;
 }
 
-// gpu, skewed rows (profiles with spmv.merge_skew > 0, chosen where the longest row is many times
+// gpu, skewed rows (classes with spmv.merge_skew > 0, chosen where the longest row is many times
 // the mean): the merge-path split (Merrill & Garland) of the row ends and the nonzeros into tiles
 // of MERGE_TILE rows + nonzeros, so one huge row cannot stall a group while others idle (the
 // CUDA backend's method). A group forms its tile's products with coalesced loads into local
-// memory, each work-item walks MERGE_ITEMS steps of the path, and rows cut by a work-item or a
+// memory, each work-item walks SPMV_MERGE_ITEMS steps of the path, and rows cut by a work-item or a
 // tile boundary are completed through carries: within the group through local memory, across
 // groups by spmv_merge_fixup.
-#ifndef MERGE_ITEMS
-#define MERGE_ITEMS 4  // path steps (rows + nonzeros) per work-item
+#ifndef SPMV_MERGE_ITEMS
+#define SPMV_MERGE_ITEMS 4  // path steps (rows + nonzeros) per work-item
 #endif
-#define MERGE_TILE (WG_SIZE * MERGE_ITEMS)
+#define MERGE_TILE (SPMV_WG * SPMV_MERGE_ITEMS)
 
 // Merge path over a = the row ends (a_len rows) and b = 0, 1, ..., b_len - 1 (nonzero indices):
 // the (row, nonzero) split where `diag` items have been consumed. A row end is consumed once
@@ -136,7 +136,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_stream(
   } while (0)
 
 // Where each tile starts: coords[t] = (row, nonzero) at path item t * MERGE_TILE (the last, t ==
-// tiles, is the end). Once per matrix. Global: tiles + 1 rounded up to WG_SIZE.
+// tiles, is the end). Once per matrix. Global: tiles + 1 rounded up to SPMV_WG.
 __kernel void spmv_merge_partition(__global const int* row_ptr, int rows, int nnz, int tiles,
                                    __global int2* coords) {
   const int t = get_global_id(0);
@@ -155,14 +155,14 @@ inline REAL merge_finish(REAL alpha, REAL sum, REAL beta, __global const REAL* y
 // One tile per group. The row left open at the tile's end (and its partial sum) goes to
 // carry_rows / carry_vals[group] for spmv_merge_fixup; every other row is written here, the
 // first row of a work-item after the earlier work-items' parts of it are known.
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_merge(
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_merge(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
     __global REAL* y, int rows, REAL alpha, REAL beta, int read_y, __global const int2* coords,
     __global int* carry_rows, __global REAL* carry_vals) {
   __local int s_row_end[MERGE_TILE + 1];  // ends of the tile's rows, relative to its first nonzero
   __local REAL s_prod[MERGE_TILE];        // values[j] * x[col[j]] for the tile's nonzeros
-  __local int s_carry_row[WG_SIZE];
-  __local REAL s_carry_val[WG_SIZE];
+  __local int s_carry_row[SPMV_WG];
+  __local REAL s_carry_val[SPMV_WG];
 
   const int g = get_group_id(0), tid = get_local_id(0);
   const int2 c0 = coords[g], c1 = coords[g + 1];
@@ -171,20 +171,20 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_merge(
 
   // Row ends of rows r0 .. r0 + tile_rows; the last may be the row left open at the tile's end
   // (never completed here: its end lies past the tile), or past the matrix.
-  for (int i = tid; i <= tile_rows; i += WG_SIZE)
+  for (int i = tid; i <= tile_rows; i += SPMV_WG)
     s_row_end[i] = r0 + i < rows ? row_ptr[r0 + i + 1] - z0 : INT_MAX;
-  for (int j = tid; j < tile_nnz; j += WG_SIZE) s_prod[j] = values[z0 + j] * x[col_idx[z0 + j]];
+  for (int j = tid; j < tile_nnz; j += SPMV_WG) s_prod[j] = values[z0 + j] * x[col_idx[z0 + j]];
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const int tile_items = tile_rows + tile_nnz;
-  const int d = min(tid * MERGE_ITEMS, tile_items);
+  const int d = min(tid * SPMV_MERGE_ITEMS, tile_items);
   int i;
   MERGE_PATH_SEARCH(d, s_row_end, tile_rows, tile_nnz, i);
   int j = d - i;
   REAL sum = 0;
   int first_done = 0, first_row = 0;
   REAL first_sum = 0;
-  for (int k = 0; k < MERGE_ITEMS && d + k < tile_items; ++k) {
+  for (int k = 0; k < SPMV_MERGE_ITEMS && d + k < tile_items; ++k) {
     if (j < s_row_end[i]) {
       sum += s_prod[j];
       ++j;
@@ -211,10 +211,10 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_merge(
     for (int t = tid - 1; t >= 0 && s_carry_row[t] == first_row; --t) carry += s_carry_val[t];
     y[r0 + first_row] = merge_finish(alpha, carry + first_sum, beta, y, r0 + first_row, read_y);
   }
-  if (tid == WG_SIZE - 1) {
-    const int open = s_carry_row[WG_SIZE - 1];
+  if (tid == SPMV_WG - 1) {
+    const int open = s_carry_row[SPMV_WG - 1];
     REAL carry = 0;
-    for (int t = WG_SIZE - 1; t >= 0 && s_carry_row[t] == open; --t) carry += s_carry_val[t];
+    for (int t = SPMV_WG - 1; t >= 0 && s_carry_row[t] == open; --t) carry += s_carry_val[t];
     carry_rows[g] = r0 + open;
     carry_vals[g] = carry;
   }
@@ -223,7 +223,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_merge(
 // Adds the carries of rows that span tiles, after spmv_merge wrote those rows' last parts. A row
 // open at the end of several consecutive tiles has one carry per tile: the first tile of such a
 // run adds them all (in order, no atomics: OpenCL 1.2 has no floating-point atomic add).
-// Global: tiles rounded up to WG_SIZE.
+// Global: tiles rounded up to SPMV_WG.
 __kernel void spmv_merge_fixup(__global const int* carry_rows, __global const REAL* carry_vals, int tiles, int rows,
                                REAL alpha, __global REAL* y) {
   const int t = get_global_id(0);
@@ -233,18 +233,5 @@ __kernel void spmv_merge_fixup(__global const int* carry_rows, __global const RE
   REAL v = 0;
   for (int u = t; u < tiles && carry_rows[u] == row; ++u) v += carry_vals[u];
   if (v != 0) y[row] += alpha * v;
-}
-
-// The longest row, for choosing between the kernels (once per matrix): a maximum per group in
-// local memory, then one global atomic per group. Global (rows rounded up to WG_SIZE).
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void spmv_max_row(__global const int* row_ptr,
-                                                                                long rows, __global int* max_len) {
-  __local int m;
-  const long r = get_global_id(0);
-  if (get_local_id(0) == 0) m = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (r < rows) atomic_max(&m, row_ptr[r + 1] - row_ptr[r]);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (get_local_id(0) == 0 && m > 0) atomic_max(max_len, m);
 }
 #endif

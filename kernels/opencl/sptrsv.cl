@@ -6,8 +6,8 @@
 // the analysis (the sum of a row's diagonal entries), so duplicates and entries of the other
 // triangle are ignored, as in the reference.
 
-#ifndef WG_SIZE
-#define WG_SIZE 256
+#ifndef SPTRSV_WG
+#define SPTRSV_WG 256
 #endif
 
 inline void solve_row(int i, __global const int* row_ptr, __global const int* col_idx,
@@ -22,7 +22,7 @@ inline void solve_row(int i, __global const int* row_ptr, __global const int* co
   x[i] = unit ? s : s / diag[i];
 }
 
-// One (large) level: a work-item per row. Global: count rounded up to WG_SIZE.
+// One (large) level: a work-item per row. Global: count rounded up to SPTRSV_WG.
 __kernel void sptrsv_level(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
                            __global const REAL* diag, __global const int* level_rows, int first, int count,
                            __global REAL* x, int lower, int unit) {
@@ -33,21 +33,21 @@ __kernel void sptrsv_level(__global const int* row_ptr, __global const int* col_
 // A run of consecutive small levels in one work-group: a barrier between levels replaces a
 // kernel launch (a chain-like matrix has as many levels as rows; launching each would cost
 // more than solving it). level_ptr indexes level_rows; levels [level_begin, level_end).
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void sptrsv_chain(
+__kernel __attribute__((reqd_work_group_size(SPTRSV_WG, 1, 1))) void sptrsv_chain(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
     __global const REAL* diag, __global const int* level_rows, __global const int* level_ptr, int level_begin,
     int level_end, __global REAL* x, int lower, int unit) {
   const int t = get_local_id(0);
   for (int lev = level_begin; lev < level_end; ++lev) {
     const int end = level_ptr[lev + 1];
-    for (int p = level_ptr[lev] + t; p < end; p += WG_SIZE)
+    for (int p = level_ptr[lev] + t; p < end; p += SPTRSV_WG)
       solve_row(level_rows[p], row_ptr, col_idx, values, diag, x, lower, unit);
     barrier(CLK_GLOBAL_MEM_FENCE);  // this level's x visible to the whole group
   }
 }
 
-// Sync-free solve in level order (profiles with sptrsv.syncfree; the CUDA backend's method, see
-// kernels/cuda/sptrsv.cu). The host cuts every level into tasks of at most SYNCFREE_WG rows
+// Sync-free solve in level order (classes with sptrsv.syncfree; the CUDA backend's method, see
+// kernels/cuda/sptrsv.cu). The host cuts every level into tasks of at most SPTRSV_SYNCFREE_WG rows
 // (task_ptr indexes level_rows); each group takes tasks in order from an atomic ticket, a
 // work-item per row. A row waits only for the rows it depends on, polling a batch of them
 // together with back-off, so it starts the moment its own dependencies are done, not when a
@@ -65,12 +65,12 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1))) void sptrsv_chain(
 //  - double (no 128-bit single-copy access): ready[i] = epoch (int) stored with release
 //    semantics after x[i]; the batch's flags are polled, one acquire fence, then the values.
 // The epoch changes per solve, so ready needs no clearing between solves.
-#if TESSERA_GPU_KERNELS  // gpu variant (the host runs it for gpu profiles only)
-#ifndef SYNCFREE_WG
-#define SYNCFREE_WG 256
+#if TESSERA_GPU_KERNELS  // gpu variant (the host runs it with the gpu kernels only)
+#ifndef SPTRSV_SYNCFREE_WG
+#define SPTRSV_SYNCFREE_WG 256
 #endif
-#ifndef SLEEP_NS
-#define SLEEP_NS 0  // longest back-off of a waiting work-item (nanosleep, NVIDIA only); 0: spin
+#ifndef SPTRSV_SLEEP_NS
+#define SPTRSV_SLEEP_NS 0  // longest back-off of a waiting work-item (nanosleep, NVIDIA only); 0: spin
 #endif
 #define SYNCFREE_BATCH 8  // dependencies polled together
 
@@ -100,9 +100,9 @@ inline void store_release_i32(__global int* p, int v) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"((ulong)p), "r"(v) : "memory");
 }
 inline void back_off(uint* ns) {
-#if SLEEP_NS > 0
+#if SPTRSV_SLEEP_NS > 0
   asm volatile("nanosleep.u32 %0;" ::"r"(*ns));
-  if (*ns < SLEEP_NS) *ns *= 2;
+  if (*ns < SPTRSV_SLEEP_NS) *ns *= 2;
 #endif
 }
 #else
@@ -178,7 +178,7 @@ inline void syncfree_row(int row, __global const int* row_ptr, __global const in
   publish(ready, x, row, epoch, (brow - sum) / d);
 }
 
-__kernel __attribute__((reqd_work_group_size(SYNCFREE_WG, 1, 1))) void sptrsv_syncfree(
+__kernel __attribute__((reqd_work_group_size(SPTRSV_SYNCFREE_WG, 1, 1))) void sptrsv_syncfree(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
     __global const REAL* diag, __global const int* level_rows, __global const int* task_ptr, int ntasks,
     __global const REAL* b, __global REAL* x, int lower, int unit, __global READY_T* ready, int epoch,

@@ -40,29 +40,29 @@ __kernel void stencil_step(__global const REAL* src, __global REAL* dst, long nx
   dst[i] = v;
 }
 
-// cpu: each work-item computes VW consecutive cells of ROWS consecutive rows with unaligned
+// cpu: each work-item computes STENCIL_VW consecutive cells of STENCIL_ROWS consecutive rows with unaligned
 // vector loads (explicit SIMD, not left to the implicit vectoriser), so there are few, fat
 // work-items (a CPU driver pays per work-group, not per FLOP). A row's last vector is shifted
 // back to end at the row's end: it recomputes a few cells of its neighbour with the same
-// result instead of finishing cell by cell. Rows shorter than VW go cell by cell.
-// Global size: (ceil((nx - 2R) / VW), ceil((ny - 2R) / ROWS), nz - 2R), rounded up to the group.
-#ifndef VW
-#define VW 16
+// result instead of finishing cell by cell. Rows shorter than STENCIL_VW go cell by cell.
+// Global size: (ceil((nx - 2R) / STENCIL_VW), ceil((ny - 2R) / STENCIL_ROWS), nz - 2R), rounded up to the group.
+#ifndef STENCIL_VW
+#define STENCIL_VW 16
 #endif
-#ifndef ROWS
-#define ROWS 4
+#ifndef STENCIL_ROWS
+#define STENCIL_ROWS 4
 #endif
-#if TESSERA_CPU_KERNELS && VW > 1
-// VW consecutive cells from i0: c0 u + sum_d c_d (the 2 * ndim neighbours at distance d), the
+#if TESSERA_CPU_KERNELS && STENCIL_VW > 1
+// STENCIL_VW consecutive cells from i0: c0 u + sum_d c_d (the 2 * ndim neighbours at distance d), the
 // neighbours as unaligned vector loads at shifted addresses (sz, the plane, is unused in 2D).
-inline REALV(VW) point_vec(__global const REAL* src, long i0, long nx, long sz, const REAL* c) {
-  REALV(VW) v = c[0] * VLOADN(VW)(0, src + i0);
+inline REALV(STENCIL_VW) point_vec(__global const REAL* src, long i0, long nx, long sz, const REAL* c) {
+  REALV(STENCIL_VW) v = c[0] * VLOADN(STENCIL_VW)(0, src + i0);
 #pragma unroll
   for (int d = 1; d <= RADIUS; ++d) {
-    REALV(VW) nb = VLOADN(VW)(0, src + i0 - d) + VLOADN(VW)(0, src + i0 + d) + VLOADN(VW)(0, src + i0 - d * nx) +
-                   VLOADN(VW)(0, src + i0 + d * nx);
+    REALV(STENCIL_VW) nb = VLOADN(STENCIL_VW)(0, src + i0 - d) + VLOADN(STENCIL_VW)(0, src + i0 + d) +
+                           VLOADN(STENCIL_VW)(0, src + i0 - d * nx) + VLOADN(STENCIL_VW)(0, src + i0 + d * nx);
 #if DIM3
-    nb += VLOADN(VW)(0, src + i0 - d * sz) + VLOADN(VW)(0, src + i0 + d * sz);
+    nb += VLOADN(STENCIL_VW)(0, src + i0 - d * sz) + VLOADN(STENCIL_VW)(0, src + i0 + d * sz);
 #endif
     v += c[d] * nb;
   }
@@ -70,12 +70,12 @@ inline REALV(VW) point_vec(__global const REAL* src, long i0, long nx, long sz, 
 }
 #endif
 
-#if TESSERA_CPU_KERNELS && VW > 1
+#if TESSERA_CPU_KERNELS && STENCIL_VW > 1
 __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
                                REAL c1, REAL c2, REAL c3, REAL c4) {
   const long x_end = nx - RADIUS;
-  long x0 = get_global_id(0) * VW + RADIUS;
-  const long y0 = get_global_id(1) * ROWS + RADIUS;
+  long x0 = get_global_id(0) * STENCIL_VW + RADIUS;
+  const long y0 = get_global_id(1) * STENCIL_ROWS + RADIUS;
   const long sz = nx * ny;
 #if DIM3
   const long z = get_global_id(2) + RADIUS;
@@ -85,12 +85,12 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
   if (x0 >= x_end || y0 >= ny - RADIUS) return;
 #endif
   const REAL c[5] = {c0, c1, c2, c3, c4};
-  const long y1 = min(y0 + ROWS, ny - RADIUS);
-  if (x_end - RADIUS >= VW) {
-    if (x0 + VW > x_end) x0 = x_end - VW;
+  const long y1 = min(y0 + STENCIL_ROWS, ny - RADIUS);
+  if (x_end - RADIUS >= STENCIL_VW) {
+    if (x0 + STENCIL_VW > x_end) x0 = x_end - STENCIL_VW;
     for (long y = y0; y < y1; ++y) {
       const long i0 = (z * ny + y) * nx + x0;
-      VSTOREN(VW)(point_vec(src, i0, nx, sz, c), 0, dst + i0);
+      VSTOREN(STENCIL_VW)(point_vec(src, i0, nx, sz, c), 0, dst + i0);
     }
     return;
   }
@@ -112,10 +112,13 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
 }
 #endif
 
-#if TESSERA_CPU_KERNELS && VW > 1 && DIM3 && defined(SWEEP_ROWS)
-// cpu, 3D grids beyond the caches (the host checks nx % VW == 0 and vector-aligned buffers):
+#ifndef STENCIL_SWEEP_ROWS
+#define STENCIL_SWEEP_ROWS 0  // rows per z sweep; 0: no sweep kernel
+#endif
+#if TESSERA_CPU_KERNELS && STENCIL_VW > 1 && DIM3 && STENCIL_SWEEP_ROWS > 0
+// cpu, 3D grids beyond the caches (the host checks nx % STENCIL_VW == 0 and vector-aligned buffers):
 // the CPU backend's method. A work-item sweeps z over its chunk of planes for a block of
-// SWEEP_ROWS rows, so the block's 2R + 1 source planes stay in its core's L2 and each source
+// STENCIL_SWEEP_ROWS rows, so the block's 2R + 1 source planes stay in its core's L2 and each source
 // cell comes from memory once per step; the interior vectors (aligned, from x = 0) are written
 // with non-temporal stores (no write-allocate read of dst) while the row of the next plane is
 // prefetched; the first and last vector of a row keep the boundary lanes from src and are
@@ -124,8 +127,8 @@ __kernel void stencil_step_vec(__global const REAL* src, __global REAL* dst, lon
 // so the arguments before it are stencil_step's).
 __kernel void stencil_sweep(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0,
                             REAL c1, REAL c2, REAL c3, REAL c4, long zc) {
-  const long y0 = get_global_id(0) * SWEEP_ROWS + RADIUS, z0 = get_global_id(1) * zc + RADIUS;
-  const long y1 = min(y0 + SWEEP_ROWS, ny - RADIUS), z1 = min(z0 + zc, nz - RADIUS);
+  const long y0 = get_global_id(0) * STENCIL_SWEEP_ROWS + RADIUS, z0 = get_global_id(1) * zc + RADIUS;
+  const long y1 = min(y0 + STENCIL_SWEEP_ROWS, ny - RADIUS), z1 = min(z0 + zc, nz - RADIUS);
   const long sz = nx * ny;
   const REAL c[5] = {c0, c1, c2, c3, c4};
   for (long z = z0; z < z1; ++z) {
@@ -133,17 +136,17 @@ __kernel void stencil_sweep(__global const REAL* src, __global REAL* dst, long n
       const long row = (z * ny + y) * nx;
       if (z + 1 < z1)
         for (long b = 0; b < nx; b += 64 / sizeof(REAL)) __builtin_prefetch(src + row + (RADIUS + 1) * sz + b);
-      for (long x0 = 0; x0 < nx; x0 += VW) {
+      for (long x0 = 0; x0 < nx; x0 += STENCIL_VW) {
         const long i0 = row + x0;
-        const REALV(VW) v = point_vec(src, i0, nx, sz, c);
-        if (x0 < RADIUS || x0 + VW > nx - RADIUS) {
-          REAL lanes[VW];
-          VSTOREN(VW)(v, 0, lanes);
-          for (int l = 0; l < VW; ++l)
+        const REALV(STENCIL_VW) v = point_vec(src, i0, nx, sz, c);
+        if (x0 < RADIUS || x0 + STENCIL_VW > nx - RADIUS) {
+          REAL lanes[STENCIL_VW];
+          VSTOREN(STENCIL_VW)(v, 0, lanes);
+          for (int l = 0; l < STENCIL_VW; ++l)
             if (x0 + l < RADIUS || x0 + l >= nx - RADIUS) lanes[l] = src[i0 + l];
-          VSTOREN(VW)(VLOADN(VW)(0, lanes), 0, dst + i0);
+          VSTOREN(STENCIL_VW)(VLOADN(STENCIL_VW)(0, lanes), 0, dst + i0);
         } else {
-          __builtin_nontemporal_store(v, (__global REALV(VW)*)(dst + i0));
+          __builtin_nontemporal_store(v, (__global REALV(STENCIL_VW)*)(dst + i0));
         }
       }
     }
