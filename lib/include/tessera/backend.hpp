@@ -164,9 +164,9 @@ class Backend {
                           const TensorView& out) = 0;
 
   // ---- optional ----
-  /// A device clock for timing this backend's queue, or null where the host clock is the right
-  /// one (host backends) or none is implemented (OpenCL so far). Last in the class: a slot
-  /// appended to the vtable, hence plugin ABI version 2.
+  /// A device clock for timing this backend's queue (CUDA events, OpenCL profiling events), or
+  /// null where the host clock is the right one (host backends). Last in the class: a slot
+  /// appended to the vtable in plugin ABI version 2.
   virtual std::unique_ptr<DeviceTimer> device_timer() { return nullptr; }
 };
 
