@@ -1,20 +1,10 @@
 #include "emulation.hpp"
 
 #include <cstdlib>
-#include <fstream>
+
+#include "host_machine.hpp"
 
 namespace bench {
-
-namespace {
-
-[[maybe_unused]] bool cpuinfo_is_x86() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("vendor_id", 0) == 0 || line.rfind("flags", 0) == 0) return true;
-  return false;
-}
-
-}  // namespace
 
 std::string emulation_note() {
   std::string how;
@@ -22,7 +12,8 @@ std::string emulation_note() {
     how = std::string("TESSERA_EMULATED=") + env;
   } else {
 #if defined(__aarch64__) || defined(__arm__)
-    if (cpuinfo_is_x86()) how = "an ARM binary on an x86 host (/proc/cpuinfo)";
+    // cpuinfo's vendor_id exists on x86 only: qemu-user passes the host's file through.
+    if (!tessera::host::machine().vendor.empty()) how = "an ARM binary on an x86 host (/proc/cpuinfo)";
 #endif
   }
   if (how.empty()) return "";
