@@ -1,9 +1,9 @@
 // Cases at the GPU kernels' edges, on every device against the reference (they were the CUDA
 // plugin's own check before): reductions long enough for several grid-stride passes, the SpMV
-// merge path with rows longer than the column count, trsv/trsm around and past the diagonal
-// block sizes (128 f32 / 64 f64), gemm on exact and partial tiles and k = 0 / 1, 3D stencils
-// longer in z than a block's z chunk, conv2d filters past the constant-memory (32) and shared
-// tile (65) limits.
+// merge path with rows longer than the column count, trsm around and past the diagonal block
+// sizes (128 f32 / 64 f64; trsv's sizes are in test_ops_trsv.cpp), gemm on exact and partial
+// tiles and k = 0 / 1, 3D stencils longer in z than a block's z chunk, conv2d filters past the
+// constant-memory (32) and shared tile (65) limits.
 //
 // Bounds are first-order: a k-term sum of products is within gamma_k = 2 k u of the exact sum,
 // relative to the sum of the terms' magnitudes (computed on the host in double).
@@ -55,38 +55,6 @@ template <class T>
 void check_solve(const std::vector<T>& got, const std::vector<T>& ref, std::int64_t n, const std::string& what) {
   const double bound = 4.0 * gamma_bound<T>(static_cast<double>(n + 1)) * (max_abs_of(got) + max_abs_of(ref));
   check_close(got, ref, bound, what);
-}
-
-TEST_CASE_TEMPLATE("gpu cases: trsv around and past the diagonal block sizes", T, float, double) {
-  const Device ref = reference_device();
-  std::uint32_t seed = 5000;
-  for (std::int64_t n : {std::int64_t{127}, std::int64_t{128}, std::int64_t{129}, scaled(1001, 300)})
-    for (Uplo uplo : {Uplo::lower, Uplo::upper})
-      for (Trans trans : {Trans::N, Trans::T})
-        for (Diag diag : {Diag::non_unit, Diag::unit}) {
-          const std::int64_t ld = n + 3;
-          std::ostringstream w;
-          w << "trsv n=" << n << " " << (uplo == Uplo::lower ? "L" : "U") << (trans == Trans::N ? "N" : "T")
-            << (diag == Diag::unit ? "U" : "N");
-          const auto ha = triangle<T>(n, ld, uplo, diag, ++seed);
-          const auto hb = random_vector<T>(static_cast<std::size_t>(n), ++seed);
-          std::vector<T> x_ref;
-          if (!on_reference(w.str().c_str(), [&] {
-                DenseMatrix<T> A(ref, n, n, ld);
-                A.upload(ha.data(), ld);
-                auto x = Vector<T>::from_host(ref, hb);
-                trsv(uplo, trans, diag, A, x);
-                x_ref = x.to_host();
-              }))
-            continue;
-          for_each_device<T>(Op::trsv, [&](const Device& d) {
-            DenseMatrix<T> A(d, n, n, ld);
-            A.upload(ha.data(), ld);
-            auto x = Vector<T>::from_host(d, hb);
-            trsv(uplo, trans, diag, A, x);
-            check_solve(x.to_host(), x_ref, n, w.str());
-          });
-        }
 }
 
 TEST_CASE_TEMPLATE("gpu cases: trsm with 64 right-hand sides past a diagonal block", T, float, double) {

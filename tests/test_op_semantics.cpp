@@ -141,3 +141,25 @@ TEST_CASE("conv_output_size: extents near the int64 range are InvalidArgument, n
   CHECK_THROWS_AS(conv_output_size(std::int64_t{1} << 62, 3, 1, 1), InvalidArgument);
   CHECK(conv_output_size(13, 3, 1, 1) == 13);
 }
+
+TEST_CASE("f32 reductions accumulate in double: partial sums past FLT_MAX and overflowing products cancel exactly") {
+  // Every order of adding these gives exactly the expected value in double (the partial sums are
+  // whole multiples of FLT_MAX, or of 2^200), while a float accumulator meets inf and then NaN.
+  const float M = std::numeric_limits<float>::max();
+  std::vector<float> x;
+  for (int r = 0; r < 1001; ++r) x.insert(x.end(), {M, M, -M, -M});
+  x.push_back(M);
+  const float big = std::ldexp(1.0f, 100);
+  std::vector<float> a(4002, big), b(4002);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = i % 2 ? -big : big;
+  for (const Device& dev : all_devices()) {
+    run_on_device<float>(dev, Op::reduce, [&](const Device& d) {
+      const auto v = Vector<float>::from_host(d, x);
+      CHECK(sum(v) == M);
+      const auto va = Vector<float>::from_host(d, a), vb = Vector<float>::from_host(d, b);
+      CHECK(dot(va, vb) == 0.0f);
+      // The exact sum of squares exceeds FLT_MAX: the result, rounded to float, is inf (not NaN).
+      CHECK(std::isinf(sum_squares(va)));
+    });
+  }
+}

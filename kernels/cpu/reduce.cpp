@@ -1,12 +1,13 @@
-// Reductions of one chunk. Sums: blocks of kAccumulators x kBlockIters vectors, each
-// accumulator a short sequential sum (kBlockIters terms), the accumulators and lanes added as a
-// tree, and the block results added pairwise in double (PairwiseSum), so the rounding error
-// grows with log(n), not n. Eight independent accumulators hide the add/FMA latency (4 cycles,
+// Reductions of one chunk. Sums: blocks of kAccumulators x kBlockIters vectors of doubles (float
+// input widened on load), each accumulator a short sequential sum (kBlockIters terms), the
+// accumulators and lanes added as a tree, and the block results added pairwise (PairwiseSum), so
+// the rounding error grows with log(n), not n. Eight independent accumulators hide the add/FMA latency (4 cycles,
 // 2 per cycle), so the loop runs at load speed.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "tessera/types.hpp"
 
@@ -81,41 +82,58 @@ struct DotStep {
   }
 };
 
+// Sums accumulate in double also for float input (a float is widened as it is loaded): f32 sums
+// whose partial sums pass FLT_MAX but whose result does not (e.g. [FLT_MAX, FLT_MAX, -FLT_MAX,
+// -FLT_MAX, 1] = 1) stay exact, squares and products of floats cannot overflow, and the loop is
+// still bound by the loads beyond the caches (two conversions and two adds per float vector are
+// far below the core's throughput at its share of memory bandwidth).
+
+// A vector of da's lanes from x: loaded as T and widened to da's type when T is narrower.
+template <class DA, class T>
+HWY_INLINE hn::Vec<DA> LoadWide(DA da, const T* HWY_RESTRICT x) {
+  if constexpr (std::is_same_v<T, hn::TFromD<DA>>) {
+    return hn::LoadU(da, x);
+  } else {
+    const hn::Rebind<T, DA> dt;
+    return hn::PromoteTo(da, hn::LoadU(dt, x));
+  }
+}
+
 // `groups` iterations of kAccumulators vectors from x (and y), reduced to one number.
-template <class Step, class D, class T = hn::TFromD<D>>
-double GroupSum(D d, const T* HWY_RESTRICT x, const T* HWY_RESTRICT y, std::size_t groups) {
-  const std::size_t N = hn::Lanes(d);
-  auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+template <class Step, class DA, class T>
+double GroupSum(DA da, const T* HWY_RESTRICT x, const T* HWY_RESTRICT y, std::size_t groups) {
+  const std::size_t N = hn::Lanes(da);
+  auto a0 = hn::Zero(da), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
   for (std::size_t g = 0; g < groups; ++g, x += kAccumulators * N, y += kAccumulators * N) {
-    a0 = Step::Vec(a0, hn::LoadU(d, x + 0 * N), hn::LoadU(d, y + 0 * N));
-    a1 = Step::Vec(a1, hn::LoadU(d, x + 1 * N), hn::LoadU(d, y + 1 * N));
-    a2 = Step::Vec(a2, hn::LoadU(d, x + 2 * N), hn::LoadU(d, y + 2 * N));
-    a3 = Step::Vec(a3, hn::LoadU(d, x + 3 * N), hn::LoadU(d, y + 3 * N));
-    a4 = Step::Vec(a4, hn::LoadU(d, x + 4 * N), hn::LoadU(d, y + 4 * N));
-    a5 = Step::Vec(a5, hn::LoadU(d, x + 5 * N), hn::LoadU(d, y + 5 * N));
-    a6 = Step::Vec(a6, hn::LoadU(d, x + 6 * N), hn::LoadU(d, y + 6 * N));
-    a7 = Step::Vec(a7, hn::LoadU(d, x + 7 * N), hn::LoadU(d, y + 7 * N));
+    a0 = Step::Vec(a0, LoadWide(da, x + 0 * N), LoadWide(da, y + 0 * N));
+    a1 = Step::Vec(a1, LoadWide(da, x + 1 * N), LoadWide(da, y + 1 * N));
+    a2 = Step::Vec(a2, LoadWide(da, x + 2 * N), LoadWide(da, y + 2 * N));
+    a3 = Step::Vec(a3, LoadWide(da, x + 3 * N), LoadWide(da, y + 3 * N));
+    a4 = Step::Vec(a4, LoadWide(da, x + 4 * N), LoadWide(da, y + 4 * N));
+    a5 = Step::Vec(a5, LoadWide(da, x + 5 * N), LoadWide(da, y + 5 * N));
+    a6 = Step::Vec(a6, LoadWide(da, x + 6 * N), LoadWide(da, y + 6 * N));
+    a7 = Step::Vec(a7, LoadWide(da, x + 7 * N), LoadWide(da, y + 7 * N));
   }
   const auto s = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)));
-  return static_cast<double>(hn::GetLane(hn::SumOfLanes(d, s)));
+  return hn::GetLane(hn::SumOfLanes(da, s));
 }
 
 // For unary ops y == x: the compiler sees the same address and loads it once.
 template <class Step, class T>
 double SumLike(const T* HWY_RESTRICT x, const T* HWY_RESTRICT y, std::size_t n) {
-  const hn::ScalableTag<T> d;
-  const std::size_t N = hn::Lanes(d), group = kAccumulators * N;
+  const hn::ScalableTag<double> da;
+  const std::size_t N = hn::Lanes(da), group = kAccumulators * N;
   PairwiseSum total;
   std::size_t i = 0;
   for (; i + kBlockIters * group <= n; i += kBlockIters * group)
-    total.push(GroupSum<Step>(d, x + i, y + i, kBlockIters));
+    total.push(GroupSum<Step>(da, x + i, y + i, kBlockIters));
   if (const std::size_t groups = (n - i) / group; groups > 0) {
-    total.push(GroupSum<Step>(d, x + i, y + i, groups));
+    total.push(GroupSum<Step>(da, x + i, y + i, groups));
     i += groups * group;
   }
-  auto acc = hn::Zero(d);
-  for (; i + N <= n; i += N) acc = Step::Vec(acc, hn::LoadU(d, x + i), hn::LoadU(d, y + i));
-  double tail = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, acc)));
+  auto acc = hn::Zero(da);
+  for (; i + N <= n; i += N) acc = Step::Vec(acc, LoadWide(da, x + i), LoadWide(da, y + i));
+  double tail = hn::GetLane(hn::SumOfLanes(da, acc));
   for (; i < n; ++i) tail += Step::Scalar(x[i], y[i]);
   total.push(tail);
   return total.total();

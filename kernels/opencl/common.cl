@@ -2,7 +2,8 @@
 // OpenCL C 1.2. The host passes -DREAL=float or -DREAL=double (with -DTESSERA_FP64 when double,
 // only on devices that report cl_khr_fp64), plus each file's tuning macros,
 // generated from the device's tuning values (lib/src/tuning: spmv.wg -> SPMV_WG).
-#ifdef TESSERA_FP64
+// TESSERA_ACC_FP64: float data with double accumulators (reduce.cl), on devices with fp64.
+#if defined(TESSERA_FP64) || defined(TESSERA_ACC_FP64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 

@@ -4,7 +4,11 @@
 //
 // Accuracy of float sums: each partial is either a compensated (Kahan) sum, whose error does
 // not grow with its length, or a sequential run short enough (cpu: REDUCE_CHUNK / (2 REDUCE_VW)
-// additions per lane) that the whole reduction is a tree with short leaves.
+// additions per lane) that the whole reduction is a tree with short leaves. The additive
+// reductions accumulate in ACC: double whenever the device has cl_khr_fp64 (the host passes
+// -DTESSERA_ACC_FP64 for float data), so float sums whose partial sums pass FLT_MAX, and
+// squares and products of floats, do not overflow (the contract all devices share; README);
+// the partials of the additive reductions are ACC too. min, max and max |x| are exact in REAL.
 
 #ifndef REDUCE_WG
 #define REDUCE_WG 256        // gpu tree kernels: work-group size, a power of two
@@ -16,11 +20,19 @@
 #define REDUCE_VW 8               // vector width of the loads and accumulators
 #endif
 
+#ifdef TESSERA_ACC_FP64
+#define ACC double
+#else
+#define ACC REAL
+#endif
+#define ACCV(n) TS_CAT(ACC, n)
+
 // ---- the six reductions as data: term of element i, how partials combine, the identity ----
-#define TERM_ID(x, y, i) (x)[i]
-#define TERM_SQ(x, y, i) ((x)[i] * (x)[i])
-#define TERM_XY(x, y, i) ((x)[i] * (y)[i])
-#define TERM_ABS(x, y, i) fabs((x)[i])
+// TERM_*: one element, widened to AT (the accumulator type); VTERM_*: a vector, already widened.
+#define TERM_ID(AT, x, y, i) ((AT)(x)[i])
+#define TERM_SQ(AT, x, y, i) ((AT)(x)[i] * (AT)(x)[i])
+#define TERM_XY(AT, x, y, i) ((AT)(x)[i] * (AT)(y)[i])
+#define TERM_ABS(AT, x, y, i) fabs((AT)(x)[i])
 #define VTERM_ID(vx, vy) (vx)
 #define VTERM_SQ(vx, vy) ((vx) * (vx))
 #define VTERM_XY(vx, vy) ((vx) * (vy))
@@ -47,36 +59,40 @@
 //      memory bandwidth), Kahan-compensated lane by lane for the additive ops; the n % REDUCE_VW tail
 //      elements go one per work-item; then a tree in local memory. Run with one group over the
 //      partials, it is pass 2 for both kernel variants. ----
+// VEC(AT): a REDUCE_VW-wide vector of AT; LOADV(AT, i, p): vector i of p, converted to AT.
 #if REDUCE_VW == 1
-#define VECT REAL
-#define LOADV(i, p) ((p)[i])
+#define VEC(AT) AT
+#define LOADV(AT, i, p) ((AT)(p)[i])
 #else
-#define VECT REALV(REDUCE_VW)
-#define LOADV(i, p) VLOADN(REDUCE_VW)(i, p)
+#define VEC(AT) TS_CAT(AT, REDUCE_VW)
+#define LOADV(AT, i, p) TS_CAT(convert_, VEC(AT))(VLOADN(REDUCE_VW)(i, p))
 #endif
 
-#define TREE_KERNEL_ADD(NAME, TERM, VTERM)                                                         \
-  __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                         \
-      __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {            \
-    __local REAL part[REDUCE_WG];                                                                    \
-    VECT s = 0, c = 0; /* c: the low-order part lost so far, negated (Kahan) */                    \
-    const long nv = n / REDUCE_VW;                                                                        \
+// IN: the element type read (REAL for data, ACC for pass 2 over partials). The n % REDUCE_VW
+// tail elements are spread over the whole grid, so any group size works (one work-item per tail
+// element would lose elements when a single group of fewer than REDUCE_VW work-items runs pass 2).
+#define TREE_KERNEL_ADD(NAME, IN, TERM, VTERM)                                                     \
+  __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                       \
+      __global const IN* x, __global const IN* y, long n, __global ACC* partial) {                 \
+    __local ACC part[REDUCE_WG];                                                                   \
+    VEC(ACC) s = 0, c = 0; /* c: the low-order part lost so far, negated (Kahan) */                \
+    const long nv = n / REDUCE_VW;                                                                 \
     for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
-      const VECT xv = LOADV(v, x);                                                                 \
-      const VECT yv = HAS_Y ? LOADV(v, y) : xv;                                                    \
-      const VECT t = VTERM(xv, yv) - c;                                                            \
-      const VECT u = s + t;                                                                        \
+      const VEC(ACC) xv = LOADV(ACC, v, x);                                                        \
+      const VEC(ACC) yv = HAS_Y ? LOADV(ACC, v, y) : xv;                                           \
+      const VEC(ACC) t = VTERM(xv, yv) - c;                                                        \
+      const VEC(ACC) u = s + t;                                                                    \
       c = (u - s) - t;                                                                             \
       s = u;                                                                                       \
     }                                                                                              \
     s -= c;                                                                                        \
-    REAL r = HCOMB(COMBINE_ADD, s);                                                                \
-    const long tail = nv * REDUCE_VW + get_global_id(0);                                                  \
-    if (tail < n) r += TERM(x, y, tail);                                                           \
+    ACC r = HCOMB(COMBINE_ADD, s);                                                                 \
+    for (long t = nv * REDUCE_VW + get_global_id(0); t < n; t += get_global_size(0))               \
+      r += TERM(ACC, x, y, t);                                                                     \
     const int l = get_local_id(0);                                                                 \
     part[l] = r;                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {                                              \
+    for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {                                            \
       if (l < off) part[l] += part[l + off];                                                       \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
     }                                                                                              \
@@ -84,22 +100,22 @@
   }
 
 #define TREE_KERNEL_SEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                      \
-  __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                         \
+  __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                       \
       __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {            \
-    __local REAL part[REDUCE_WG];                                                                    \
-    VECT s = (VECT)(IDENTITY);                                                                     \
-    const long nv = n / REDUCE_VW;                                                                        \
+    __local REAL part[REDUCE_WG];                                                                  \
+    VEC(REAL) s = (VEC(REAL))(IDENTITY);                                                           \
+    const long nv = n / REDUCE_VW;                                                                 \
     for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
-      const VECT xv = LOADV(v, x);                                                                 \
+      const VEC(REAL) xv = LOADV(REAL, v, x);                                                      \
       s = COMBINE(s, VTERM(xv, xv));                                                               \
     }                                                                                              \
     REAL r = HCOMB(COMBINE, s);                                                                    \
-    const long tail = nv * REDUCE_VW + get_global_id(0);                                                  \
-    if (tail < n) r = COMBINE(r, TERM(x, y, tail));                                                \
+    for (long t = nv * REDUCE_VW + get_global_id(0); t < n; t += get_global_size(0))               \
+      r = COMBINE(r, TERM(REAL, x, y, t));                                                         \
     const int l = get_local_id(0);                                                                 \
     part[l] = r;                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {                                              \
+    for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {                                            \
       if (l < off) part[l] = COMBINE(part[l], part[l + off]);                                      \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
     }                                                                                              \
@@ -109,51 +125,53 @@
 // ---- cpu: work-item w reduces elements [w * CHUNK, (w + 1) * CHUNK) with two REDUCE_VW-wide
 //      accumulators (two independent dependency chains keep the FP adder busy), no local
 //      memory, no barrier. Only the last work-item has a ragged end. ----
-#define CHUNK_KERNEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                         \
-  __kernel void NAME(__global const REAL* x, __global const REAL* y, long n,                       \
-                     __global REAL* partial) {                                                     \
+// AT: the accumulator and partial type (ACC for the additive reductions, REAL for the others).
+#define CHUNK_KERNEL(NAME, AT, TERM, VTERM, COMBINE, IDENTITY)                                     \
+  __kernel void NAME(__global const REAL* x, __global const REAL* y, long n, __global AT* partial) { \
     const long w = get_global_id(0);                                                               \
     const long begin = w * REDUCE_CHUNK;                                                           \
     const long end = min(begin + (long)REDUCE_CHUNK, n);                                           \
-    VECT a0 = (VECT)(IDENTITY), a1 = a0;                                                           \
+    VEC(AT) a0 = (VEC(AT))(IDENTITY), a1 = a0;                                                     \
     long i = begin;                                                                                \
-    for (; i + 2 * REDUCE_VW <= end; i += 2 * REDUCE_VW) {                                                       \
-      const VECT x0 = LOADV(0, x + i), x1 = LOADV(0, x + i + REDUCE_VW);                                  \
-      VECT y0 = x0, y1 = x1;                                                                       \
+    for (; i + 2 * REDUCE_VW <= end; i += 2 * REDUCE_VW) {                                         \
+      const VEC(AT) x0 = LOADV(AT, 0, x + i), x1 = LOADV(AT, 0, x + i + REDUCE_VW);                \
+      VEC(AT) y0 = x0, y1 = x1;                                                                    \
       if (HAS_Y) {                                                                                 \
-        y0 = LOADV(0, y + i);                                                                      \
-        y1 = LOADV(0, y + i + REDUCE_VW);                                                                 \
+        y0 = LOADV(AT, 0, y + i);                                                                  \
+        y1 = LOADV(AT, 0, y + i + REDUCE_VW);                                                      \
       }                                                                                            \
       a0 = COMBINE(a0, VTERM(x0, y0));                                                             \
       a1 = COMBINE(a1, VTERM(x1, y1));                                                             \
     }                                                                                              \
     a0 = COMBINE(a0, a1);                                                                          \
-    REAL s = HCOMB(COMBINE, a0);                                                                   \
-    for (; i < end; ++i) s = COMBINE(s, TERM(x, y, i));                                            \
+    AT s = HCOMB(COMBINE, a0);                                                                     \
+    for (; i < end; ++i) s = COMBINE(s, TERM(AT, x, y, i));                                        \
     if (begin < n) partial[w] = s;                                                                 \
   }
 
-// The pass-2 kernels (sum, min, max over partials) exist for both kernel variants.
+// Pass 2 over the partials: reduce_sum_final sums ACC partials (every additive reduction);
+// min and max run on REAL partials (max |x|'s partials are already absolute values).
 #define HAS_Y 0
-TREE_KERNEL_ADD(reduce_sum_tree, TERM_ID, VTERM_ID)
+TREE_KERNEL_ADD(reduce_sum_final, ACC, TERM_ID, VTERM_ID)
 TREE_KERNEL_SEL(reduce_min_tree, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
 TREE_KERNEL_SEL(reduce_max_tree, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
 #if TESSERA_GPU_KERNELS
-TREE_KERNEL_ADD(reduce_sum_squares_tree, TERM_SQ, VTERM_SQ)
+TREE_KERNEL_ADD(reduce_sum_tree, REAL, TERM_ID, VTERM_ID)
+TREE_KERNEL_ADD(reduce_sum_squares_tree, REAL, TERM_SQ, VTERM_SQ)
 TREE_KERNEL_SEL(reduce_max_abs_tree, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
 #endif
 #if TESSERA_CPU_KERNELS
-CHUNK_KERNEL(reduce_sum_chunks, TERM_ID, VTERM_ID, COMBINE_ADD, 0)
-CHUNK_KERNEL(reduce_sum_squares_chunks, TERM_SQ, VTERM_SQ, COMBINE_ADD, 0)
-CHUNK_KERNEL(reduce_min_chunks, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
-CHUNK_KERNEL(reduce_max_chunks, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
-CHUNK_KERNEL(reduce_max_abs_chunks, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
+CHUNK_KERNEL(reduce_sum_chunks, ACC, TERM_ID, VTERM_ID, COMBINE_ADD, 0)
+CHUNK_KERNEL(reduce_sum_squares_chunks, ACC, TERM_SQ, VTERM_SQ, COMBINE_ADD, 0)
+CHUNK_KERNEL(reduce_min_chunks, REAL, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
+CHUNK_KERNEL(reduce_max_chunks, REAL, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
+CHUNK_KERNEL(reduce_max_abs_chunks, REAL, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
 #endif
 #undef HAS_Y
 #define HAS_Y 1
 #if TESSERA_GPU_KERNELS
-TREE_KERNEL_ADD(reduce_dot_tree, TERM_XY, VTERM_XY)
+TREE_KERNEL_ADD(reduce_dot_tree, REAL, TERM_XY, VTERM_XY)
 #endif
 #if TESSERA_CPU_KERNELS
-CHUNK_KERNEL(reduce_dot_chunks, TERM_XY, VTERM_XY, COMBINE_ADD, 0)
+CHUNK_KERNEL(reduce_dot_chunks, ACC, TERM_XY, VTERM_XY, COMBINE_ADD, 0)
 #endif
