@@ -1,6 +1,8 @@
 #include "program_cache.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,7 +153,11 @@ ProgramCache::Entry& ProgramCache::program(const std::string& file, const std::s
   std::string path;
   if (!dir_.empty()) {
     path = dir_ + "/" + hex128(hash) + ".clbin";
-    loaded = load_binary(path, key, options, prog);
+    switch (cache_use(path)) {
+      case CacheUse::load: loaded = load_binary(path, key, options, prog); break;
+      case CacheUse::rebuild: break;
+      case CacheUse::bypass: path.clear(); break;
+    }
   }
   if (!loaded) {
     prog = build_from_source(file, source, options);
@@ -196,17 +202,85 @@ cl::Program ProgramCache::build_from_source(const std::string& file, const std::
   return prog;
 }
 
+namespace {
+
+// Cache files larger than this are not read (the largest program binary seen, PoCL's gemm with
+// every kernel, is a few MiB): a huge file there is damage, not a program.
+constexpr std::uint64_t kMaxCacheFile = std::uint64_t{256} << 20;
+
+// The bytes of a regular file of at most kMaxCacheFile bytes, or false: a directory, FIFO,
+// device, symbolic link (e.g. to /dev/zero), unreadable or oversized entry is a cache miss.
+// O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: links are not followed.
+bool read_regular_file(const std::string& path, std::vector<unsigned char>& bytes, const char*& why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return why = errno == ENOENT ? nullptr : "cannot be opened as a plain file", false;
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!ok) why = "not a regular file";
+  if (ok && static_cast<std::uint64_t>(st.st_size) > kMaxCacheFile) ok = false, why = "too large";
+  if (ok) {
+    bytes.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t r = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (r <= 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    if (got != bytes.size()) ok = false, why = "short read";
+  }
+  ::close(fd);
+  return ok;
+}
+
+bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+// A driver may crash while it turns a cached binary into a program (a binary damaged in a way
+// the checksum cannot see, e.g. rewritten together with its checksum): that kills the process
+// before any check of ours runs, and every later run that loads the file. So a load leaves a
+// marker <file>.loading.<pid> while the driver has the binary. A marker of a process that no
+// longer runs is the evidence of such a crash: the binary is deleted and built from source once
+// (<file>.crashed records that); after a second crash (<file>.bypass) that program never uses
+// the disk cache again.
+ProgramCache::CacheUse ProgramCache::cache_use(const std::string& path) {
+  struct stat st {};
+  if (::lstat((path + ".bypass").c_str(), &st) == 0) return CacheUse::bypass;
+  const auto slash = path.rfind('/');
+  const std::string dir = path.substr(0, slash), base = path.substr(slash + 1) + ".loading.";
+  bool crashed = false;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.compare(0, base.size(), base) != 0) continue;
+      if (process_alive(std::strtol(name.c_str() + base.size(), nullptr, 10))) continue;
+      crashed = true;
+      ::unlink((dir + "/" + name).c_str());
+    }
+    ::closedir(d);
+  }
+  if (!crashed) return CacheUse::load;
+  ::unlink(path.c_str());
+  const bool again = ::lstat((path + ".crashed").c_str(), &st) == 0;
+  const int fd = ::open((path + (again ? ".bypass" : ".crashed")).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) ::close(fd);
+  if (verbose_)
+    std::fprintf(stderr, "tessera opencl: a process crashed while loading %s: %s\n", path.c_str(),
+                 again ? "bypassing the disk cache for this program" : "rebuilding it from source");
+  return again ? CacheUse::bypass : CacheUse::rebuild;
+}
+
 bool ProgramCache::load_binary(const std::string& path, const std::string& key, const std::string& options,
                                cl::Program& out) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  FileHeader h{};
-  auto reject = [&](const char* why) {
-    if (verbose_) std::fprintf(stderr, "tessera opencl: ignoring cache file %s: %s\n", path.c_str(), why);
+  std::vector<unsigned char> bytes;
+  const char* why = nullptr;
+  auto reject = [&](const char* reason) {
+    if (verbose_) std::fprintf(stderr, "tessera opencl: ignoring cache file %s: %s\n", path.c_str(), reason);
     return false;
   };
+  if (!read_regular_file(path, bytes, why)) return why ? reject(why) : false;
+  FileHeader h{};
   if (bytes.size() < sizeof h) return reject("shorter than its header");
   std::memcpy(&h, bytes.data(), sizeof h);
   const u128 hash = fnv1a_128(key);
@@ -217,6 +291,13 @@ bool ProgramCache::load_binary(const std::string& path, const std::string& key, 
   if (h.payload_size != bytes.size() - sizeof h) return reject("truncated");
   const unsigned char* payload = bytes.data() + sizeof h;
   if (fnv1a_64(payload, h.payload_size) != h.payload_checksum) return reject("checksum mismatch");
+  // The marker of this load (cache_use); removed once the driver is done with the binary.
+  const std::string marker = path + ".loading." + std::to_string(::getpid());
+  if (const int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644); fd >= 0) ::close(fd);
+  struct Unmark {
+    const std::string& path;
+    ~Unmark() { ::unlink(path.c_str()); }
+  } unmark{marker};
   try {
     cl::Program::Binaries bins{std::vector<unsigned char>(payload, payload + h.payload_size)};
     std::vector<cl_int> status;

@@ -7,8 +7,11 @@
 // build options, the device name, vendor, driver and platform versions, and Tessera's version:
 // anything that can change the binary changes the file name, so entries are never stale, only
 // unused. Files are written to a temporary name and renamed (readers never see half a file),
-// and checked on load (header, key, length, checksum); a file that fails any check, or that the
-// driver refuses, is ignored and the program is built from source and written again.
+// and checked on load (a regular file of bounded size, header, key, length, checksum); anything
+// else in its place (a directory, FIFO, link, device) is a miss, and a file that fails a check
+// or that the driver refuses is ignored and the program built from source and written again. A
+// driver that crashed while loading a binary is detected at the next load (a marker file left
+// behind): rebuilt from source once, then that program bypasses the disk cache.
 // TESSERA_OPENCL_DISK_CACHE=0 turns the disk cache off; TESSERA_OPENCL_VERBOSE=1 logs every
 // build and load (with its time) to stderr.
 #pragma once
@@ -51,6 +54,10 @@ class ProgramCache {
   };
   Entry& program(const std::string& file, const std::string& options);
   cl::Program build_from_source(const std::string& file, const std::string& source, const std::string& options);
+  // Whether a cache file may be loaded, after a crash of the driver while loading it must be
+  // rebuilt from source, or must not be used (program_cache.cpp, cache_use).
+  enum class CacheUse { load, rebuild, bypass };
+  CacheUse cache_use(const std::string& path);
   bool load_binary(const std::string& path, const std::string& key, const std::string& options, cl::Program& out);
   void store_binary(const std::string& path, const std::string& key, const cl::Program& program);
 
