@@ -71,6 +71,14 @@ void validate_tuning(const tuning::Tuning& t, std::size_t device_max_wg, std::si
     fail("gemm.mwg must be a multiple of gemm.mdimc and gemm.nwg of gemm.ndimc");
   need_wg("gemm.mdimc * gemm.ndimc", v("gemm.mdimc") * v("gemm.ndimc"));
   if ((v("gemm.nwg") / v("gemm.ndimc")) % v("gemm.vw") != 0) fail("gemm.nwg / gemm.ndimc must be a multiple of gemm.vw");
+  // Each work-item keeps its (mwg / mdimc) x (nwg / ndimc) block of C in registers, its loops
+  // fully unrolled: the built-in classes use 64 (nvidia) to 256 (pocl-cpu) values; far beyond
+  // that the block spills and the unrolled code takes compilers minutes (gemm.nwg = 2^20 once
+  // ran 400 s on PoCL), so 1024 is the limit.
+  const std::int64_t block = (v("gemm.mwg") / v("gemm.mdimc")) * (v("gemm.nwg") / v("gemm.ndimc"));
+  if (block > 1024)
+    fail("gemm's register block (gemm.mwg / gemm.mdimc) x (gemm.nwg / gemm.ndimc) = " + std::to_string(block) +
+         " values per work-item, at most 1024");
   need_wg("stencil.lx * stencil.ly", v("stencil.lx") * v("stencil.ly"));
   need_wg("conv.lx * conv.ly", v("conv.lx") * v("conv.ly"));
   const bool gpu_kernels = v("device.cpu_kernels") == 0;
