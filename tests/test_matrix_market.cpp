@@ -540,6 +540,31 @@ TEST_CASE("Matrix Market: duplicates that sum past the value type's range are a 
   CHECK(T.row_ptr.back() == 0);
 }
 
+TEST_CASE("Matrix Market: data after the last gzip member is ignored (documented), members are concatenated") {
+  TempDir dir;
+  const std::string text = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.5\n2 2 -2\n";
+  // zlib's gzread reads concatenated members as one stream and stops at the first byte that
+  // starts no member: README ("Decisions worth knowing") states that the rest is ignored.
+  write_bytes(dir.file("trailing.mtx.gz"), gzip_stored(text) + "this is not gzip\n");
+  const auto A = tessera::read_matrix_market<double>(dir.file("trailing.mtx.gz"));
+  CHECK(A.values == std::vector<double>{1.5, -2.0});
+  write_bytes(dir.file("two.mtx.gz"),
+              gzip_stored("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.5\n") + gzip_stored("2 2 -2\n"));
+  CHECK(tessera::read_matrix_market<double>(dir.file("two.mtx.gz")).values == std::vector<double>{1.5, -2.0});
+}
+
+TEST_CASE("Matrix Market: a size line this host cannot hold is OutOfMemory, not bad_alloc") {
+  // Run by ctest mm.out_of_memory under a 2 GiB address-space limit (ulimit -v), where the
+  // 8 GiB of row offsets that 2147483646 rows need cannot be allocated.
+  if (std::getenv("TESSERA_TEST_MEMORY_LIMITED") == nullptr) {
+    MESSAGE("SKIPPED: needs the address-space limit of ctest mm.out_of_memory");
+    return;
+  }
+  TempDir dir;
+  write_bytes(dir.file("huge.mtx"), std::string(kGeneral) + "2147483646 1 0\n");
+  CHECK_THROWS_AS(tessera::read_matrix_market<float>(dir.file("huge.mtx")), tessera::OutOfMemory);
+}
+
 // ---- the real matrices of the shared data folder ----
 
 namespace {
