@@ -59,13 +59,28 @@
 //      memory bandwidth), Kahan-compensated lane by lane for the additive ops; the n % REDUCE_VW tail
 //      elements go one per work-item; then a tree in local memory. Run with one group over the
 //      partials, it is pass 2 for both kernel variants. ----
-// VEC(AT): a REDUCE_VW-wide vector of AT; LOADV(AT, i, p): vector i of p, converted to AT.
+// VEC(AT): a REDUCE_VW-wide vector of AT; LOADV(AT, i, p): vector i of p, converted to AT when
+// p's elements are of another type (WIDEN(AT, v)): a plain load otherwise, so the f64 kernels
+// and the min/max kernels compile exactly as without the wide accumulators.
 #if REDUCE_VW == 1
 #define VEC(AT) AT
 #define LOADV(AT, i, p) ((AT)(p)[i])
 #else
 #define VEC(AT) TS_CAT(AT, REDUCE_VW)
-#define LOADV(AT, i, p) TS_CAT(convert_, VEC(AT))(VLOADN(REDUCE_VW)(i, p))
+#define LOADV(AT, i, p) WIDEN(AT, VLOADN(REDUCE_VW)(i, p))
+#endif
+#if defined(TESSERA_ACC_FP64) && REDUCE_VW > 1
+#define WIDEN(AT, v) TS_CAT(convert_, VEC(AT))(v)
+#else
+#define WIDEN(AT, v) (v)
+#endif
+// Kahan compensation where the accumulator is the data's own type; double accumulators of float
+// data need none (their rounding stays far below a float's for any length that fits memory),
+// and leaving it out keeps the widened kernels at the loads' pace.
+#ifdef TESSERA_ACC_FP64
+#define COMPENSATED 0
+#else
+#define COMPENSATED 1
 #endif
 
 // IN: the element type read (REAL for data, ACC for pass 2 over partials). The n % REDUCE_VW
@@ -80,10 +95,14 @@
     for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
       const VEC(ACC) xv = LOADV(ACC, v, x);                                                        \
       const VEC(ACC) yv = HAS_Y ? LOADV(ACC, v, y) : xv;                                           \
-      const VEC(ACC) t = VTERM(xv, yv) - c;                                                        \
-      const VEC(ACC) u = s + t;                                                                    \
-      c = (u - s) - t;                                                                             \
-      s = u;                                                                                       \
+      if (COMPENSATED) {                                                                           \
+        const VEC(ACC) t = VTERM(xv, yv) - c;                                                      \
+        const VEC(ACC) u = s + t;                                                                  \
+        c = (u - s) - t;                                                                           \
+        s = u;                                                                                     \
+      } else {                                                                                     \
+        s += VTERM(xv, yv);                                                                        \
+      }                                                                                            \
     }                                                                                              \
     s -= c;                                                                                        \
     ACC r = HCOMB(COMBINE_ADD, s);                                                                 \
