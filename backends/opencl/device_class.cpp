@@ -60,6 +60,12 @@ void validate_tuning(const tuning::Tuning& t, std::size_t device_max_wg, std::si
   };
   // Powers of two and vector widths are checked by the tuning table (Shape); the rest here.
   need_wg("reduce.wg", v("reduce.wg"));
+  // reduce.cl's tree kernels give each work-item at most one of the n % reduce.vw tail elements,
+  // and pass 2 runs a single group: fewer work-items than reduce.vw would drop elements (a sum
+  // of 8192 ones once came out as 4096 with reduce.wg = 1).
+  if (v("reduce.wg") < v("reduce.vw"))
+    fail("reduce.wg = " + std::to_string(v("reduce.wg")) + " must be at least reduce.vw = " +
+         std::to_string(v("reduce.vw")) + " (each work-item takes at most one tail element)");
   if (v("reduce.chunk") % (2 * v("reduce.vw")) != 0)
     fail("reduce.chunk = " + std::to_string(v("reduce.chunk")) + " must be a multiple of 2 * reduce.vw");
   need_wg("spmv.wg", v("spmv.wg"));
