@@ -53,6 +53,13 @@ TEST_CASE("plan: CSR statistics are computed once at from_host and carried in th
   CHECK(A.view().stats.max_row == 7);
   CHECK(A.view().stats.empty_rows == 2);
   CHECK(csr_stats(h.row_ptr.data(), 0).max_row == 0);
+  // Consecutive pairs with a short row (<= 8): all five; lengths differ in each.
+  CHECK(s.short_pairs == 5);
+  CHECK(s.short_pair_changes == 5);
+  const auto even = rows_of_lengths({7, 7, 7, 20, 20, 7}, 32);
+  const CsrStats e = csr_stats(even.row_ptr.data(), even.rows);
+  CHECK(e.short_pairs == 4);         // (7,7) (7,7) (7,20) (20,7); (20,20) has no short row
+  CHECK(e.short_pair_changes == 2);  // (7,20) and (20,7)
 }
 
 TEST_CASE("plan: the SpMV policy picks merge for skewed rows, stream for short even rows, else vector lanes") {

@@ -38,25 +38,13 @@ std::int64_t gather_threshold(std::size_t lanes) {
 }
 
 // Whether the short rows vary in length from row to row, so that the scalar loop's exit branch
-// would be mispredicted about once per row: sampled on kSampleWindows runs of kSampleRows
-// consecutive rows spread over the matrix (a few hundred row_ptr reads, nothing kept between
-// calls). Measured on a Zen 5 VM, one thread: the branch-free short-row gather ran 1.7-2.5x
-// faster on ct2010, delaunay_n16 and vsp_model (5-8 nonzeros per row, irregular), but 20-40%
-// slower on the 7-point Laplacian, whose rows are 7 long nearly everywhere.
-constexpr std::int64_t kSampleWindows = 8, kSampleRows = 64;
-constexpr int kShortRowLen = 8;
-bool irregular_short_rows(const std::int32_t* row_ptr, std::int64_t rows) {
-  std::int64_t pairs = 0, changes = 0;
-  for (std::int64_t w = 0; w < kSampleWindows; ++w) {
-    const std::int64_t r0 = rows * w / kSampleWindows, r1 = std::min(rows - 1, r0 + kSampleRows);
-    for (std::int64_t i = r0; i < r1; ++i) {
-      const std::int32_t a = row_ptr[i + 1] - row_ptr[i], b = row_ptr[i + 2] - row_ptr[i + 1];
-      if (a > kShortRowLen && b > kShortRowLen) continue;
-      ++pairs;
-      changes += a != b;
-    }
-  }
-  return pairs > 0 && changes * 4 >= pairs;  // a quarter or more of the row changes
+// would be mispredicted about once per row: a quarter or more of the pairs of consecutive rows
+// with a short one differ in length (CsrStats, counted once when the matrix was built). Measured
+// on a Zen 5 VM, one thread: the branch-free short-row gather ran 1.7-2.5x faster on ct2010,
+// delaunay_n16 and vsp_model (5-8 nonzeros per row, irregular), but 20-40% slower on the
+// 7-point Laplacian, whose rows are 7 long nearly everywhere.
+bool irregular_short_rows(const CsrStats& s) {
+  return s.short_pairs > 0 && s.short_pair_changes * 4 >= s.short_pairs;
 }
 
 }  // namespace
@@ -76,7 +64,7 @@ void CpuBackend::spmv(double alpha, const CsrView& A, const VecView& xv, double 
   // 10-40% slower with x = 0.2-2.6 MiB (cage11, dblp-2010); the cut is between.
   const bool prefetch_x = static_cast<std::size_t>(A.cols) * sizeof(T) > host::machine().caches.l3 / 4;
   // The short-row gather reads x[0] for its idle lanes: only with cols >= 1.
-  const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(row_ptr, rows);
+  const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats);
   auto run = [&](std::int64_t r0, std::int64_t r1) {
     if constexpr (std::is_same_v<T, float>)
       cpu::spmv_f32(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather);

@@ -44,6 +44,13 @@ struct CsrStats {
   std::int64_t empty_rows = 0;  ///< rows without nonzeros
   double mean_row = 0.0;    ///< nnz / rows (0 without rows)
   double stddev_row = 0.0;  ///< standard deviation of the row lengths
+  /// Pairs of consecutive rows of which at least one is short (at most `short_row` nonzeros),
+  /// and how many of those pairs differ in length: how often a loop over short rows would
+  /// mispredict its exit (the cpu backend's SpMV chooses its short-row kernel by it).
+  ///@{
+  static constexpr std::int64_t short_row = 8;
+  std::int64_t short_pairs = 0, short_pair_changes = 0;
+  ///@}
 };
 /// The statistics of rows + 1 row offsets (row_ptr in host memory, already validated).
 CsrStats csr_stats(const std::int32_t* row_ptr, std::int64_t rows);
