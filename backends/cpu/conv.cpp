@@ -5,14 +5,14 @@
 namespace tessera {
 
 template <class T>
-void CpuBackend::conv2d(ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
-  cpu::conv2d(mode == ConvMode::same, static_cast<const T*>(image.data), image.rows, image.cols, image.ld,
-              static_cast<const T*>(filter.data), filter.rows, filter.ld, static_cast<T*>(out.data), out.rows,
+void CpuBackend::conv2d(QueueImpl&, ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
+  cpu::conv2d(mode == ConvMode::same, host_ptr<const T>(image), image.rows, image.cols, image.ld,
+              host_ptr<const T>(filter), filter.rows, filter.ld, host_ptr<T>(out), out.rows,
               out.cols, out.ld, tune_["conv.min_macs_per_thread"]);
 }
 
 template <class T>
-void CpuBackend::conv_layer(const ConvParams& p, const TensorView& in, const TensorView& filter,
+void CpuBackend::conv_layer(QueueImpl&, const ConvParams& p, const TensorView& in, const TensorView& filter,
                             const TensorView& out) {
   const cpu::ConvLayerShape shape{in.n,  in.c,  in.h,    in.w,    filter.n,   filter.h,  filter.w,
                                   out.h, out.w, p.pad_h, p.pad_w, p.stride_h, p.stride_w};

@@ -5,12 +5,12 @@
 namespace tessera {
 
 template <class T>
-void CpuBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+void CpuBackend::gemm(QueueImpl&, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
                       const MatView& C) {
   const bool at = ta == Trans::T, bt = tb == Trans::T;
   const std::int64_t m = C.rows, n = C.cols, k = at ? A.rows : A.cols;
-  cpu::gemm(at, bt, m, n, k, static_cast<T>(alpha), static_cast<const T*>(A.data), A.ld,
-            static_cast<const T*>(B.data), B.ld, static_cast<T>(beta), static_cast<T*>(C.data), C.ld,
+  cpu::gemm(at, bt, m, n, k, static_cast<T>(alpha), host_ptr<const T>(A), A.ld,
+            host_ptr<const T>(B), B.ld, static_cast<T>(beta), host_ptr<T>(C), C.ld,
             tune_["gemm.min_flops_per_thread"]);
 }
 

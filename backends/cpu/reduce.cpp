@@ -8,13 +8,12 @@
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/per_thread.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/reduce.hpp"
 
 namespace tessera {
 namespace {
-
-constexpr std::int64_t kLineElems = 16;  // 64-byte lines of f32; for f64 two lines, still whole
 
 double combine(ReduceOp op, const std::vector<double>& parts) {
   double r = parts[0];
@@ -24,6 +23,7 @@ double combine(ReduceOp op, const std::vector<double>& parts) {
     switch (op) {
       case ReduceOp::sum:
       case ReduceOp::sum_squares: r += p; break;
+      case ReduceOp::norm2: break;  // reduced as sum_squares (see reduce below)
       case ReduceOp::min: r = p < r ? p : r; break;
       case ReduceOp::max:
       case ReduceOp::max_abs: r = p > r ? p : r; break;
@@ -32,46 +32,29 @@ double combine(ReduceOp op, const std::vector<double>& parts) {
   return r;
 }
 
-// f(begin, count) reduces one chunk.
-template <class F>
-std::vector<double> per_thread(std::int64_t n, std::int64_t min_per_thread, F&& f) {
-  const int threads = cpu::threads_for(n, min_per_thread);
-  std::vector<double> parts(static_cast<std::size_t>(threads));
-  if (threads == 1) {
-    parts[0] = f(0, n);
-    return parts;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    const cpu::Range r = cpu::split(n, threads, t, kLineElems);
-    parts[static_cast<std::size_t>(t)] = f(r.begin, r.end - r.begin);
-  }
-  return parts;
-}
-
 }  // namespace
 
+double sum_parts(const std::vector<double>& parts) { return combine(ReduceOp::sum, parts); }
+
 template <class T>
-double CpuBackend::reduce(ReduceOp op, const VecView& xv) {
-  const T* x = static_cast<const T*>(xv.data);
-  return combine(op, per_thread(xv.n, tune_["reduce.min_per_thread"], [&](std::int64_t b, std::int64_t n) {
-                   if constexpr (std::is_same_v<T, float>)
-                     return cpu::reduce_f32(op, x + b, n);
-                   else
-                     return cpu::reduce_f64(op, x + b, n);
-                 }));
+void CpuBackend::reduce(QueueImpl&, ReduceOp op, const VecView& xv, const VecView& out) {
+  const T* x = host_ptr<const T>(xv);
+  const ReduceOp kernel_op = op == ReduceOp::norm2 ? ReduceOp::sum_squares : op;
+  const double r = combine(kernel_op, per_thread_sums(xv.n, tune_["reduce.min_per_thread"], [&](std::int64_t b, std::int64_t n) {
+                             if constexpr (std::is_same_v<T, float>)
+                               return cpu::reduce_f32(kernel_op, x + b, n);
+                             else
+                               return cpu::reduce_f64(kernel_op, x + b, n);
+                           }));
+  *host_ptr<T>(out) = static_cast<T>(op == ReduceOp::norm2 ? std::sqrt(r) : r);
 }
 
 template <class T>
-double CpuBackend::dot(const VecView& xv, const VecView& yv) {
-  const T* x = static_cast<const T*>(xv.data);
-  const T* y = static_cast<const T*>(yv.data);
-  return combine(ReduceOp::sum, per_thread(xv.n, tune_["reduce.min_per_thread"], [&](std::int64_t b, std::int64_t n) {
-                   if constexpr (std::is_same_v<T, float>)
-                     return cpu::dot_f32(x + b, y + b, n);
-                   else
-                     return cpu::dot_f64(x + b, y + b, n);
-                 }));
+void CpuBackend::dot(QueueImpl&, const VecView& xv, const VecView& yv, const VecView& out) {
+  const T* x = host_ptr<const T>(xv);
+  const T* y = host_ptr<const T>(yv);
+  *host_ptr<T>(out) = static_cast<T>(sum_parts(per_thread_sums(xv.n, tune_["reduce.min_per_thread"],
+                                                               [&](std::int64_t b, std::int64_t n) { return dot_chunk(x + b, y + b, n); })));
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, reduce)

@@ -50,12 +50,12 @@ bool irregular_short_rows(const CsrStats& s) {
 }  // namespace
 
 template <class T>
-void CpuBackend::spmv(double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
+void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col = static_cast<const std::int32_t*>(A.col_idx);
   const T* val = static_cast<const T*>(A.values);
-  const T* x = static_cast<const T*>(xv.data);
-  T* y = static_cast<T*>(yv.data);
+  const T* x = host_ptr<const T>(xv);
+  T* y = host_ptr<T>(yv);
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   const std::int64_t rows = A.rows, work = A.nnz + A.rows;
   const std::int64_t gather_min = gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64());

@@ -45,7 +45,7 @@ class CpuSptrsvPlan final : public SptrsvPlanData {
 // rejects a singular matrix); the plan is its level order with the strict triangle copied
 // compactly in that order, and the segments to run.
 template <class T>
-std::shared_ptr<SptrsvPlanData> CpuBackend::sptrsv_analyze(Uplo uplo, Diag diag, const CsrView& A) {
+std::shared_ptr<SptrsvPlanData> CpuBackend::sptrsv_analyze(QueueImpl&, Uplo uplo, Diag diag, const CsrView& A) {
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col_idx = static_cast<const std::int32_t*>(A.col_idx);
   const T* values = static_cast<const T*>(A.values);
@@ -92,8 +92,8 @@ namespace {
 
 template <class T>
 void solve(const CpuSptrsvPlan<T>& plan, const VecView& bv, const VecView& xv) {
-  const T* b = static_cast<const T*>(bv.data);
-  T* x = static_cast<T*>(xv.data);
+  const T* b = host_ptr<const T>(bv);
+  T* x = host_ptr<T>(xv);
   const std::size_t lanes = std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64();
   const std::int64_t gather_min =
       cpu::spmv_has_gather() && lanes > 1 ? static_cast<std::int64_t>(lanes) : std::numeric_limits<std::int64_t>::max();
@@ -142,7 +142,7 @@ const CpuSptrsvPlan<T>& checked_plan(const SptrsvPlanData& data, const CsrView& 
 }  // namespace
 
 template <class T>
-void CpuBackend::sptrsv_solve(const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x) {
+void CpuBackend::sptrsv_solve(QueueImpl&, const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x) {
   solve(checked_plan<T>(plan, A), b, x);
 }
 

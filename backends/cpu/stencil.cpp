@@ -151,7 +151,7 @@ struct CpuBackend::StencilState {
 std::shared_ptr<CpuBackend::StencilState> CpuBackend::make_stencil_state() { return std::make_shared<StencilState>(); }
 
 template <class T>
-void CpuBackend::stencil(const StencilSpec& spec, const GridView& u, int steps) {
+void CpuBackend::stencil(QueueImpl&, const StencilSpec& spec, const GridView& u, int steps) {
   const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * (u.ndim == 3 ? u.nz : 1)) * sizeof(T);
   // Concurrent stencils on this device (rare: each uses every core) get a grid of their own.
   std::unique_lock<std::mutex> lock(stencil_state_->mutex, std::try_to_lock);

@@ -7,10 +7,10 @@
 namespace tessera {
 
 template <class T>
-void ReferenceBackend::conv2d(ConvMode mode, const MatView& image, const MatView& filter, const MatView& outv) {
-  const T* img = static_cast<const T*>(image.data);
-  const T* f = static_cast<const T*>(filter.data);
-  T* out = static_cast<T*>(outv.data);
+void ReferenceBackend::conv2d(QueueImpl&, ConvMode mode, const MatView& image, const MatView& filter, const MatView& outv) {
+  const T* img = host_ptr<T>(image);
+  const T* f = host_ptr<T>(filter);
+  T* out = host_ptr<T>(outv);
   const std::int64_t K = filter.rows;
   // 'same' pads (K-1)/2 before and K/2 after; the output size already accounts for the latter.
   const std::int64_t pad = mode == ConvMode::same ? (K - 1) / 2 : 0;
@@ -32,7 +32,7 @@ void ReferenceBackend::conv2d(ConvMode mode, const MatView& image, const MatView
 }
 
 template <class T>
-void ReferenceBackend::conv_layer(const ConvParams& prm, const TensorView& in, const TensorView& filter,
+void ReferenceBackend::conv_layer(QueueImpl&, const ConvParams& prm, const TensorView& in, const TensorView& filter,
                                   const TensorView& outv) {
   const T* x = static_cast<const T*>(in.data);
   const T* w = static_cast<const T*>(filter.data);

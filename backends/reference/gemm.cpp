@@ -11,18 +11,18 @@ namespace {
 // Element (i, j) of op(M), M row-major with leading dimension ld.
 template <class T>
 double op_at(Trans t, const MatView& m, std::int64_t i, std::int64_t j) {
-  const T* data = static_cast<const T*>(m.data);
+  const T* data = host_ptr<const T>(m);
   return static_cast<double>(t == Trans::N ? data[i * m.ld + j] : data[j * m.ld + i]);
 }
 
 }  // namespace
 
 template <class T>
-void ReferenceBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+void ReferenceBackend::gemm(QueueImpl&, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
                             const MatView& Cv) {
   const std::int64_t m = Cv.rows, n = Cv.cols;
   const std::int64_t k = ta == Trans::N ? A.cols : A.rows;
-  T* C = static_cast<T*>(Cv.data);
+  T* C = host_ptr<T>(Cv);
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       double acc = 0.0;

@@ -6,37 +6,16 @@
 #include <cstdint>
 #include <limits>
 
+#include "reference/compensated_sum.hpp"
 #include "reference/reference_backend.hpp"
 
 namespace tessera {
 
+
 namespace {
 
-// Neumaier's variant of Kahan summation: also exact when an addend is larger than the sum.
-class CompensatedSum {
- public:
-  void add(double v) {
-    const double t = sum_ + v;
-    if (std::abs(sum_) >= std::abs(v))
-      error_ += (sum_ - t) + v;
-    else
-      error_ += (v - t) + sum_;
-    sum_ = t;
-  }
-  // Once the sum is inf or NaN the error term is meaningless (inf - inf); the sum alone is right.
-  double value() const { return std::isfinite(sum_) ? sum_ + error_ : sum_; }
-
- private:
-  double sum_ = 0.0;
-  double error_ = 0.0;
-};
-
-}  // namespace
-
 template <class T>
-double ReferenceBackend::reduce(ReduceOp op, const VecView& xv) {
-  const T* x = static_cast<const T*>(xv.data);
-  const std::int64_t n = xv.n;
+double reduce_value(ReduceOp op, const T* x, std::int64_t n) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   constexpr double inf = std::numeric_limits<double>::infinity();
   switch (op) {
@@ -45,6 +24,7 @@ double ReferenceBackend::reduce(ReduceOp op, const VecView& xv) {
       for (std::int64_t i = 0; i < n; ++i) s.add(static_cast<double>(x[i]));
       return s.value();
     }
+    case ReduceOp::norm2: return std::sqrt(reduce_value(ReduceOp::sum_squares, x, n));
     case ReduceOp::sum_squares: {
       CompensatedSum s;
       for (std::int64_t i = 0; i < n; ++i) s.add(static_cast<double>(x[i]) * static_cast<double>(x[i]));
@@ -78,13 +58,16 @@ double ReferenceBackend::reduce(ReduceOp op, const VecView& xv) {
   return nan;
 }
 
+}  // namespace
+
 template <class T>
-double ReferenceBackend::dot(const VecView& xv, const VecView& yv) {
-  const T* x = static_cast<const T*>(xv.data);
-  const T* y = static_cast<const T*>(yv.data);
-  CompensatedSum s;
-  for (std::int64_t i = 0; i < xv.n; ++i) s.add(static_cast<double>(x[i]) * static_cast<double>(y[i]));
-  return s.value();
+void ReferenceBackend::reduce(QueueImpl&, ReduceOp op, const VecView& x, const VecView& out) {
+  *host_ptr<T>(out) = static_cast<T>(reduce_value(op, host_ptr<const T>(x), x.n));
+}
+
+template <class T>
+void ReferenceBackend::dot(QueueImpl&, const VecView& x, const VecView& y, const VecView& out) {
+  *host_ptr<T>(out) = static_cast<T>(dot_in_double(host_ptr<const T>(x), host_ptr<const T>(y), x.n));
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, reduce)

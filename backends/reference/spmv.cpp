@@ -8,12 +8,12 @@
 namespace tessera {
 
 template <class T>
-void ReferenceBackend::spmv(double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
+void ReferenceBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col_idx = static_cast<const std::int32_t*>(A.col_idx);
   const T* values = static_cast<const T*>(A.values);
-  const T* x = static_cast<const T*>(xv.data);
-  T* y = static_cast<T*>(yv.data);
+  const T* x = host_ptr<T>(xv);
+  T* y = host_ptr<T>(yv);
   for (std::int64_t i = 0; i < A.rows; ++i) {
     double row_sum = 0.0;
     for (std::int32_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)

@@ -26,7 +26,7 @@ class ReferenceSptrsvPlan final : public SptrsvPlanData {
 }  // namespace
 
 template <class T>
-std::shared_ptr<SptrsvPlanData> ReferenceBackend::sptrsv_analyze(Uplo uplo, Diag diag, const CsrView& A) {
+std::shared_ptr<SptrsvPlanData> ReferenceBackend::sptrsv_analyze(QueueImpl&, Uplo uplo, Diag diag, const CsrView& A) {
   auto plan = std::make_shared<ReferenceSptrsvPlan>();
   plan->uplo = uplo;
   plan->diag = diag;
@@ -39,7 +39,7 @@ std::shared_ptr<SptrsvPlanData> ReferenceBackend::sptrsv_analyze(Uplo uplo, Diag
 }
 
 template <class T>
-void ReferenceBackend::sptrsv_solve(const SptrsvPlanData& plan_data, const CsrView& A, const VecView& bv,
+void ReferenceBackend::sptrsv_solve(QueueImpl&, const SptrsvPlanData& plan_data, const CsrView& A, const VecView& bv,
                                     const VecView& xv) {
   const auto* planp = dynamic_cast<const ReferenceSptrsvPlan*>(&plan_data);
   if (planp == nullptr)
@@ -50,7 +50,7 @@ void ReferenceBackend::sptrsv_solve(const SptrsvPlanData& plan_data, const CsrVi
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col_idx = static_cast<const std::int32_t*>(A.col_idx);
   const T* values = static_cast<const T*>(A.values);
-  const T* b = static_cast<const T*>(bv.data);
+  const T* b = host_ptr<T>(bv);
   // b is read completely before x is written, which is what makes x == b (aliasing) safe.
   std::vector<double> w(b, b + bv.n);
   const std::int64_t n = A.rows;
@@ -66,7 +66,7 @@ void ReferenceBackend::sptrsv_solve(const SptrsvPlanData& plan_data, const CsrVi
     if (plan.diag == Diag::non_unit) s /= plan.diagonal[static_cast<std::size_t>(i)];
     w[static_cast<std::size_t>(i)] = s;
   }
-  T* x = static_cast<T*>(xv.data);
+  T* x = host_ptr<T>(xv);
   for (std::int64_t i = 0; i < n; ++i) x[i] = static_cast<T>(w[static_cast<std::size_t>(i)]);
 }
 

@@ -9,7 +9,7 @@
 namespace tessera {
 
 template <class T>
-void ReferenceBackend::stencil(const StencilSpec& spec, const GridView& g, int steps) {
+void ReferenceBackend::stencil(QueueImpl&, const StencilSpec& spec, const GridView& g, int steps) {
   const int r = spec.radius;
   const std::int64_t nx = g.nx, ny = g.ny, nz = g.nz;
   const bool is_3d = g.ndim == 3;

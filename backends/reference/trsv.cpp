@@ -15,7 +15,7 @@ namespace {
 // below reads only the triangle uplo names.
 template <class T>
 void solve_in_double(Uplo uplo, Trans trans, Diag diag, const MatView& A, std::vector<double>& w) {
-  const T* a = static_cast<const T*>(A.data);
+  const T* a = host_ptr<const T>(A);
   const std::int64_t n = A.rows;
   auto op_a = [&](std::int64_t i, std::int64_t j) {
     return static_cast<double>(trans == Trans::N ? a[i * A.ld + j] : a[j * A.ld + i]);
@@ -37,8 +37,8 @@ void solve_in_double(Uplo uplo, Trans trans, Diag diag, const MatView& A, std::v
 }  // namespace
 
 template <class T>
-void ReferenceBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& xv) {
-  T* x = static_cast<T*>(xv.data);
+void ReferenceBackend::trsv(QueueImpl&, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& xv) {
+  T* x = host_ptr<T>(xv);
   std::vector<double> w(x, x + xv.n);
   solve_in_double<T>(uplo, trans, diag, A, w);
   for (std::int64_t i = 0; i < xv.n; ++i) x[i] = static_cast<T>(w[static_cast<std::size_t>(i)]);
@@ -46,8 +46,8 @@ void ReferenceBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A,
 
 // Column by column: each column of B is an independent right-hand side.
 template <class T>
-void ReferenceBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& Bv) {
-  T* B = static_cast<T*>(Bv.data);
+void ReferenceBackend::trsm(QueueImpl&, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& Bv) {
+  T* B = host_ptr<T>(Bv);
   std::vector<double> w(static_cast<std::size_t>(Bv.rows));
   for (std::int64_t c = 0; c < Bv.cols; ++c) {
     for (std::int64_t i = 0; i < Bv.rows; ++i)

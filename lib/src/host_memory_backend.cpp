@@ -12,13 +12,48 @@ void* allocate(std::size_t bytes) {
   constexpr std::size_t alignment = 64;
   const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   if (rounded < bytes) throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes overflows");
-  void* p = std::aligned_alloc(alignment, rounded);
+  void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
   if (p == nullptr) throw OutOfMemory("host allocation of " + std::to_string(bytes) + " bytes failed");
   return p;
 }
 
 void deallocate(void* handle) noexcept { std::free(handle); }
 
-void copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+void copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes > 0 && dst != src) std::memmove(dst, src, bytes);
+}
+
+void* wrap(void* native) {
+  if (native == nullptr) throw InvalidArgument("wrap: the host pointer is null");
+  return native;
+}
+
+namespace {
+
+class HostEvent final : public EventImpl {
+ public:
+  explicit HostEvent(Backend& owner) : owner_(owner) {}
+  void synchronize() override { owner_.note_host_wait(); }
+  bool ready() override { return true; }
+
+ private:
+  Backend& owner_;
+};
+
+class HostQueue final : public QueueImpl {
+ public:
+  explicit HostQueue(Backend& owner) : owner_(owner) {}
+  void synchronize() override { owner_.note_host_wait(); }
+  void* native() const override { return nullptr; }
+  std::shared_ptr<EventImpl> record() override { return std::make_shared<HostEvent>(owner_); }
+  void wait(EventImpl&) override {}
+
+ private:
+  Backend& owner_;
+};
+
+}  // namespace
+
+std::shared_ptr<QueueImpl> make_queue(Backend& owner) { return std::make_shared<HostQueue>(owner); }
 
 }  // namespace tessera::host_memory

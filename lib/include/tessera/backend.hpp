@@ -5,6 +5,8 @@
 /// a backend, so implementations may assume consistent shapes, one device, and valid CSR.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,23 +16,55 @@
 
 namespace tessera {
 
-/// A vector passed to a backend: n elements.
+/// A vector passed to a backend: n elements starting `offset` elements into an allocation.
 ///
 /// Views pass device allocations to a backend. `data` is the backend's own handle as returned by
 /// Backend::allocate (a host pointer for reference/cpu, a device pointer for CUDA, a cl_mem for
-/// OpenCL); views always start at the beginning of the allocation.
+/// OpenCL); element i of the view is element offset + i of the allocation. Backends add the
+/// offset where they address memory (OpenCL passes it as a kernel argument: a cl_mem cannot be
+/// offset, and sub-buffers carry alignment rules).
 struct VecView {
-  void* data = nullptr;  ///< the backend's handle of the allocation
-  std::int64_t n = 0;    ///< number of elements
+  void* data = nullptr;     ///< the backend's handle of the allocation
+  std::int64_t n = 0;       ///< number of elements
+  std::int64_t offset = 0;  ///< elements from the start of the allocation to element 0
 };
 
-/// A dense matrix passed to a backend: row-major; element (i, j) at data[i * ld + j], ld >= cols.
+/// A dense matrix passed to a backend: row-major; element (i, j) at data[offset + i * ld + j],
+/// ld >= cols.
 struct MatView {
   void* data = nullptr;  ///< the backend's handle of the allocation (see VecView)
   /// Rows, columns and leading dimension (elements between the starts of two rows).
   ///@{
   std::int64_t rows = 0, cols = 0, ld = 0;
   ///@}
+  std::int64_t offset = 0;  ///< elements from the start of the allocation to element (0, 0)
+};
+
+/// One value on the device: element `offset` of an allocation, of the operation's dtype.
+struct ScalarRef {
+  void* data = nullptr;     ///< the backend's handle of the allocation; null: absent
+  std::int64_t offset = 0;  ///< elements from the start of the allocation
+};
+
+/// A scalar argument of a vector operation (alpha, beta, a fill value), read on the device where
+/// it names device values, as cuBLAS's device pointer mode, but also as ratios and products of
+/// them, so a Krylov method's alpha = rz / pq is never brought to the host:
+///
+///   coefficient = value * num[0] * num[1] / (den[0] * den[1])
+///
+/// with absent factors (data == null) left out. Computed in the operation's dtype (value
+/// rounded to it first); in double for f32 where the backend finds it free.
+struct Coef {
+  double value = 1.0;               ///< the host factor
+  std::array<ScalarRef, 2> num{};   ///< device factors multiplied in
+  std::array<ScalarRef, 2> den{};   ///< device factors divided by
+  /// True when no device factor is present: the coefficient is `value`, known on the host.
+  bool on_host() const {
+    return num[0].data == nullptr && num[1].data == nullptr && den[0].data == nullptr && den[1].data == nullptr;
+  }
+  /// True for a host zero: axpby and friends then do not read the vector it multiplies (NaN in it
+  /// does not propagate), as BLAS's beta == 0.
+  bool is_zero() const { return on_host() && value == 0.0; }
 };
 
 /// Row-length statistics of a CSR matrix, computed once on the host when the matrix is built
@@ -103,6 +137,35 @@ struct Support {
   std::string reason;  ///< why not, when !ok
 };
 
+class Backend;
+
+/// A point in a queue's stream of work (Queue::record): the work queued before it.
+class EventImpl {
+ public:
+  virtual ~EventImpl() = default;
+  virtual void synchronize() = 0;  ///< waits on the host until the work before the event has finished
+  virtual bool ready() = 0;        ///< whether it has, without waiting
+};
+
+/// The backend side of a Queue: an in-order stream of work on one device (a CUDA stream, an
+/// OpenCL in-order command queue; on host backends the calling thread, which runs each
+/// operation before returning). Every operation and transfer names the queue it is ordered on.
+/// lib/ serialises the calls made on one queue (one host thread at a time enqueues on it), so a
+/// backend may keep per-queue scratch memory in its queue object without a lock of its own.
+class QueueImpl {
+ public:
+  virtual ~QueueImpl() = default;
+  /// Waits on the host until the work queued so far has finished (counts as a host wait).
+  virtual void synchronize() = 0;
+  /// The native handle: cudaStream_t, cl_command_queue, or null on host backends.
+  virtual void* native() const = 0;
+  /// An event at this point of the queue.
+  virtual std::shared_ptr<EventImpl> record() = 0;
+  /// Work queued here afterwards starts after `event` (of a queue of the same device) without
+  /// the host waiting.
+  virtual void wait(EventImpl& event) = 0;
+};
+
 /// A clock on a device's own queue (CUDA events on the backend's stream): marks placed between
 /// the calls to time, so an interval excludes the host's launch and wake-up latencies. Valid
 /// while its device is open; used by tessera-bench.
@@ -116,8 +179,20 @@ class DeviceTimer {
   virtual std::string clock() const = 0;  ///< what the reports call it, e.g. "cuda-event"
 };
 
-/// The interface every backend implements: device memory and one method per operation.
+/// The interface every backend implements: device memory, queues and one method per operation.
 /// Backends usually derive from TypedBackend, which implements the operations' dtype dispatch.
+///
+/// Every operation takes the queue it is ordered on (first parameter, `q`, always one this
+/// backend created or wrapped) and must not wait for the device: results that the host wants
+/// go to device memory (reductions write a ScalarRef-like one-element VecView), and only
+/// transfers with `blocking`, QueueImpl/EventImpl::synchronize and synchronize() wait. Each of
+/// those waits, and any wait a backend cannot avoid inside an operation, is counted with
+/// note_host_wait(): the count (Device::host_waits) is how tests prove that a loop runs
+/// without the host waiting.
+///
+/// Thread safety: lib/ calls a backend from any number of threads, but never concurrently on one
+/// queue. State shared by queues (per-matrix caches, compiled programs, kernel objects) is the
+/// backend's to protect.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -127,54 +202,112 @@ class Backend {
   /// Whether this backend runs `op` in `dtype`; when not, the reason. The default: everything.
   virtual Support support(Op, DType) const { return {}; }
 
+  // ---- queues ----
+  /// A new in-order queue on this device.
+  virtual std::shared_ptr<QueueImpl> create_queue() = 0;
+  /// A queue around a native one the application owns (cudaStream_t, cl_command_queue), not
+  /// destroyed with it. Throws InvalidArgument for null, a queue of another device or context, an
+  /// out-of-order OpenCL queue, or a backend without native queues.
+  virtual std::shared_ptr<QueueImpl> wrap_queue(void* native) = 0;
+  /// Waits until all work queued on the device, on every queue, has finished (a host wait).
+  virtual void synchronize() = 0;
+
   // ---- memory (bytes) ----
   virtual void* allocate(std::size_t bytes) = 0;            ///< throws OutOfMemory
   virtual void deallocate(void* handle) noexcept = 0;       ///< frees what allocate returned
-  virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;    ///< host to device
-  virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;  ///< device to host
-  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;  ///< device to device
-  virtual void synchronize() = 0;  ///< waits until all work queued on the device has finished
+  /// A handle for memory the application owns: a device pointer (CUDA), a cl_mem (OpenCL, of
+  /// this device's context, at least `bytes` long), a host pointer (host backends). Not freed by
+  /// Tessera: release_wrapped undoes what wrapping took (OpenCL: a retain). Throws
+  /// InvalidArgument for null or memory the device cannot use.
+  virtual void* wrap_memory(void* native, std::size_t bytes) = 0;
+  virtual void release_wrapped(void* handle) noexcept = 0;  ///< forgets a wrap_memory handle
+  /// Page-locked host memory for asynchronous transfers (HostBuffer); plain aligned memory on
+  /// host backends. Throws OutOfMemory.
+  virtual void* allocate_host(std::size_t bytes) = 0;
+  virtual void deallocate_host(void* p) noexcept = 0;  ///< frees what allocate_host returned
+  /// Host to device: `bytes` from host_src to byte `dst_offset` of the allocation dst, ordered
+  /// on q. blocking: returns after host_src may be reused (a host wait); else host_src must be
+  /// memory from allocate_host and stay untouched until the queue has passed this point.
+  virtual void upload(QueueImpl& q, void* dst, std::size_t dst_offset, const void* host_src, std::size_t bytes,
+                      bool blocking) = 0;
+  /// Device to host, as upload: blocking returns with the bytes in host_dst (a host wait).
+  virtual void download(QueueImpl& q, void* host_dst, const void* src, std::size_t src_offset, std::size_t bytes,
+                        bool blocking) = 0;
+  /// Device to device on q (never waits); the ranges may belong to one allocation but do not overlap.
+  virtual void copy(QueueImpl& q, void* dst, std::size_t dst_offset, const void* src, std::size_t src_offset,
+                    std::size_t bytes) = 0;
+
+  /// How many times the host has waited for this device (see the class comment).
+  std::uint64_t host_waits() const noexcept { return host_waits_.load(std::memory_order_relaxed); }
+  /// Counts one host wait; called by the backend (and its queues and events) where it waits.
+  void note_host_wait() noexcept { host_waits_.fetch_add(1, std::memory_order_relaxed); }
 
   // ---- operations ----
-  // The counterparts of the functions in ops.hpp, called after lib/ has checked the arguments.
-  /// Reductions return the value widened to double; empty input is rejected by lib/ for min/max.
-  virtual double reduce(DType, ReduceOp, const VecView& x) = 0;
-  /// The dot product of x and y, widened to double.
-  virtual double dot(DType, const VecView& x, const VecView& y) = 0;
+  // The counterparts of the functions in ops.hpp and algebra.hpp, called after lib/ has checked
+  // the arguments. Outputs named `out` are one-element views (a Scalar) of the dtype.
+  /// out = the reduction of x (norm2: the square root of sum_squares); sums of f32 accumulate in
+  /// double. Empty input is rejected by lib/ for min/max and answered by lib/ for the rest.
+  virtual void reduce(DType, QueueImpl& q, ReduceOp, const VecView& x, const VecView& out) = 0;
+  /// out = the dot product of x and y (accurate as reduce).
+  virtual void dot(DType, QueueImpl& q, const VecView& x, const VecView& y, const VecView& out) = 0;
 
   /// y = alpha * A * x + beta * y. beta == 0 means y is not read (NaNs in y do not propagate).
-  virtual void spmv(DType, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) = 0;
+  virtual void spmv(DType, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                    const VecView& y) = 0;
 
   /// Solve op(A) x = b in place (x holds b on entry), A square n x n.
-  virtual void trsv(DType, Uplo, Trans, Diag, const MatView& A, const VecView& x) = 0;
+  virtual void trsv(DType, QueueImpl& q, Uplo, Trans, Diag, const MatView& A, const VecView& x) = 0;
   /// Solve op(A) X = alpha * B in place (B: n x nrhs, overwritten by X).
-  virtual void trsm(DType, Uplo, Trans, Diag, double alpha, const MatView& A, const MatView& B) = 0;
+  virtual void trsm(DType, QueueImpl& q, Uplo, Trans, Diag, double alpha, const MatView& A, const MatView& B) = 0;
 
   /// Sparse triangular solve: analysis once per matrix, then any number of solves. Only the
-  /// triangle named by uplo is used; entries on the other side are ignored.
-  virtual std::shared_ptr<SptrsvPlanData> sptrsv_analyze(DType, Uplo, Diag, const CsrView& A) = 0;
-  /// Solve A x = b with a plan that sptrsv_analyze returned for A.
-  virtual void sptrsv_solve(DType, const SptrsvPlanData& plan, const CsrView& A, const VecView& b,
+  /// triangle named by uplo is used; entries on the other side are ignored. The analysis may
+  /// wait for the device (it returns a verdict on singularity); solves do not.
+  virtual std::shared_ptr<SptrsvPlanData> sptrsv_analyze(DType, QueueImpl& q, Uplo, Diag, const CsrView& A) = 0;
+  /// Solve A x = b with a plan that sptrsv_analyze returned for A (on any queue of the device).
+  virtual void sptrsv_solve(DType, QueueImpl& q, const SptrsvPlanData& plan, const CsrView& A, const VecView& b,
                             const VecView& x) = 0;
 
   /// C = alpha * op(A) * op(B) + beta * C; beta == 0 means C is not read.
-  virtual void gemm(DType, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
-                    const MatView& C) = 0;
+  virtual void gemm(DType, QueueImpl& q, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
+                    double beta, const MatView& C) = 0;
 
   /// `steps` applications of the star stencil to u, in place (see StencilSpec).
-  virtual void stencil(DType, const StencilSpec&, const GridView& u, int steps) = 0;
+  virtual void stencil(DType, QueueImpl& q, const StencilSpec&, const GridView& u, int steps) = 0;
 
   /// 2D single-channel cross-correlation of image with a K x K filter.
-  virtual void conv2d(DType, ConvMode, const MatView& image, const MatView& filter, const MatView& out) = 0;
+  virtual void conv2d(DType, QueueImpl& q, ConvMode, const MatView& image, const MatView& filter,
+                      const MatView& out) = 0;
   /// CNN layer forward: in NCHW, filter KCRS, out NKPQ.
-  virtual void conv_layer(DType, const ConvParams&, const TensorView& in, const TensorView& filter,
+  virtual void conv_layer(DType, QueueImpl& q, const ConvParams&, const TensorView& in, const TensorView& filter,
                           const TensorView& out) = 0;
 
+  // ---- vector algebra (Op::vector) ----
+  /// y[i] = value for every i (a one-element y sets a Scalar, e.g. to a ratio of others).
+  virtual void fill(DType, QueueImpl& q, const Coef& value, const VecView& y) = 0;
+  /// y = alpha * x + beta * y, element-wise; beta.is_zero(): y is only written. x may be y (scal).
+  virtual void axpby(DType, QueueImpl& q, const Coef& alpha, const VecView& x, const Coef& beta,
+                     const VecView& y) = 0;
+  /// z = x * y, x / y or 1 / x (y unused) element-wise; z may be x or y.
+  virtual void elementwise(DType, QueueImpl& q, ElementwiseOp op, const VecView& x, const VecView& y,
+                           const VecView& z) = 0;
+  /// y = alpha * x + beta * y, then out = y . w (w may be y: out = ||y||^2), in one pass.
+  virtual void axpby_dot(DType, QueueImpl& q, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y,
+                         const VecView& w, const VecView& out) = 0;
+  /// out_xy = x . y and out_xz = x . z in one pass over x (y or z may be x).
+  virtual void dot2(DType, QueueImpl& q, const VecView& x, const VecView& y, const VecView& z, const VecView& out_xy,
+                    const VecView& out_xz) = 0;
+
   // ---- optional ----
-  /// A device clock for timing this backend's queue (CUDA events, OpenCL profiling events), or
-  /// null where the host clock is the right one (host backends). Last in the class: a slot
-  /// appended to the vtable in plugin ABI version 2.
-  virtual std::unique_ptr<DeviceTimer> device_timer() { return nullptr; }
+  /// A device clock for timing work on queue q (CUDA events, OpenCL profiling events), or null
+  /// where the host clock is the right one (host backends).
+  virtual std::unique_ptr<DeviceTimer> device_timer(QueueImpl& q) {
+    (void)q;
+    return nullptr;
+  }
+
+ private:
+  std::atomic<std::uint64_t> host_waits_{0};
 };
 
 }  // namespace tessera

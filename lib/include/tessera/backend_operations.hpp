@@ -6,36 +6,64 @@
 /// documentation; a mismatch fails to compile (TypedBackend's overrides are marked final).
 #pragma once
 
-/// One entry per Backend operation: Op, R, name, (params), (args), as described above.
+/// One entry per Backend operation: Op, R, name, (params), (args), as described above. The first
+/// parameter of every operation is the queue it is ordered on, `QueueImpl& q`.
 ///@{
-#define TESSERA_OP_reduce Op::reduce, double, reduce, (ReduceOp op, const VecView& x), (op, x)
-#define TESSERA_OP_dot Op::dot, double, dot, (const VecView& x, const VecView& y), (x, y)
-#define TESSERA_OP_spmv                                                                                   \
-  Op::spmv, void, spmv, (double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y), \
-      (alpha, A, x, beta, y)
-#define TESSERA_OP_trsv \
-  Op::trsv, void, trsv, (Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x), (uplo, trans, diag, A, x)
-#define TESSERA_OP_trsm                                                                                           \
-  Op::trsm, void, trsm, (Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B), \
-      (uplo, trans, diag, alpha, A, B)
-#define TESSERA_OP_sptrsv_analyze \
-  Op::sptrsv, std::shared_ptr<SptrsvPlanData>, sptrsv_analyze, (Uplo uplo, Diag diag, const CsrView& A), (uplo, diag, A)
+#define TESSERA_OP_reduce \
+  Op::reduce, void, reduce, (QueueImpl & q, ReduceOp op, const VecView& x, const VecView& out), (q, op, x, out)
+#define TESSERA_OP_dot \
+  Op::dot, void, dot, (QueueImpl & q, const VecView& x, const VecView& y, const VecView& out), (q, x, y, out)
+#define TESSERA_OP_spmv                                                                                         \
+  Op::spmv, void, spmv,                                                                                         \
+      (QueueImpl & q, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y), \
+      (q, alpha, A, x, beta, y)
+#define TESSERA_OP_trsv                                                                                          \
+  Op::trsv, void, trsv, (QueueImpl & q, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x), \
+      (q, uplo, trans, diag, A, x)
+#define TESSERA_OP_trsm                                                                                  \
+  Op::trsm, void, trsm,                                                                                  \
+      (QueueImpl & q, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B), \
+      (q, uplo, trans, diag, alpha, A, B)
+#define TESSERA_OP_sptrsv_analyze                                                                           \
+  Op::sptrsv, std::shared_ptr<SptrsvPlanData>, sptrsv_analyze, (QueueImpl & q, Uplo uplo, Diag diag, const CsrView& A), \
+      (q, uplo, diag, A)
 #define TESSERA_OP_sptrsv_solve                                                                                 \
-  Op::sptrsv, void, sptrsv_solve, (const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x), \
-      (plan, A, b, x)
-#define TESSERA_OP_gemm                                                                                         \
-  Op::gemm, void, gemm,                                                                                         \
-      (Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta, const MatView& C), \
-      (ta, tb, alpha, A, B, beta, C)
-#define TESSERA_OP_stencil \
-  Op::stencil, void, stencil, (const StencilSpec& spec, const GridView& u, int steps), (spec, u, steps)
-#define TESSERA_OP_conv2d                                                                                           \
-  Op::conv2d, void, conv2d, (ConvMode mode, const MatView& image, const MatView& filter, const MatView& out), \
-      (mode, image, filter, out)
-#define TESSERA_OP_conv_layer                                                                                    \
-  Op::conv_layer, void, conv_layer,                                                                              \
-      (const ConvParams& p, const TensorView& in, const TensorView& filter, const TensorView& out), (p, in, filter, \
-                                                                                                     out)
+  Op::sptrsv, void, sptrsv_solve,                                                                               \
+      (QueueImpl & q, const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x),     \
+      (q, plan, A, b, x)
+#define TESSERA_OP_gemm                                                                                          \
+  Op::gemm, void, gemm,                                                                                          \
+      (QueueImpl & q, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,        \
+       const MatView& C),                                                                                        \
+      (q, ta, tb, alpha, A, B, beta, C)
+#define TESSERA_OP_stencil                                                                                     \
+  Op::stencil, void, stencil, (QueueImpl & q, const StencilSpec& spec, const GridView& u, int steps), \
+      (q, spec, u, steps)
+#define TESSERA_OP_conv2d                                                                                       \
+  Op::conv2d, void, conv2d,                                                                                     \
+      (QueueImpl & q, ConvMode mode, const MatView& image, const MatView& filter, const MatView& out),        \
+      (q, mode, image, filter, out)
+#define TESSERA_OP_conv_layer                                                                                   \
+  Op::conv_layer, void, conv_layer,                                                                             \
+      (QueueImpl & q, const ConvParams& p, const TensorView& in, const TensorView& filter, const TensorView& out), \
+      (q, p, in, filter, out)
+#define TESSERA_OP_fill Op::vector, void, fill, (QueueImpl & q, const Coef& value, const VecView& y), (q, value, y)
+#define TESSERA_OP_axpby                                                                                    \
+  Op::vector, void, axpby, (QueueImpl & q, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y), \
+      (q, alpha, x, beta, y)
+#define TESSERA_OP_elementwise                                                                              \
+  Op::vector, void, elementwise,                                                                            \
+      (QueueImpl & q, ElementwiseOp op, const VecView& x, const VecView& y, const VecView& z), (q, op, x, y, z)
+#define TESSERA_OP_axpby_dot                                                                                \
+  Op::vector, void, axpby_dot,                                                                              \
+      (QueueImpl & q, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y, const VecView& w, \
+       const VecView& out),                                                                                 \
+      (q, alpha, x, beta, y, w, out)
+#define TESSERA_OP_dot2                                                                                     \
+  Op::vector, void, dot2,                                                                                   \
+      (QueueImpl & q, const VecView& x, const VecView& y, const VecView& z, const VecView& out_xy,           \
+       const VecView& out_xz),                                                                              \
+      (q, x, y, z, out_xy, out_xz)
 ///@}
 
 // Helpers: expand an entry into a macro's five arguments; strip a parameter list's parentheses.
@@ -54,7 +82,12 @@
   TESSERA_APPLY_(X, TESSERA_OP_gemm)                                                                       \
   TESSERA_APPLY_(X, TESSERA_OP_stencil)                                                                    \
   TESSERA_APPLY_(X, TESSERA_OP_conv2d)                                                                     \
-  TESSERA_APPLY_(X, TESSERA_OP_conv_layer)
+  TESSERA_APPLY_(X, TESSERA_OP_conv_layer)                                                                 \
+  TESSERA_APPLY_(X, TESSERA_OP_fill)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_axpby)                                                                      \
+  TESSERA_APPLY_(X, TESSERA_OP_elementwise)                                                                \
+  TESSERA_APPLY_(X, TESSERA_OP_axpby_dot)                                                                  \
+  TESSERA_APPLY_(X, TESSERA_OP_dot2)
 
 /// \def TESSERA_TYPED_BACKEND_OPERATIONS
 /// Inside a class derived from TypedBackend<Derived>: declares the typed operations

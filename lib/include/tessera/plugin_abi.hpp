@@ -5,13 +5,14 @@
 /// link libtessera, so C++ objects (the Backend, exceptions) may cross the boundary: the
 /// Backend vtable is part of this ABI too (version 2: Backend::device_timer appended; a version-1
 /// plugin lacks that slot, and calling it would jump past the end of its vtable. Version 3:
-/// CsrView carries CsrStats, DeviceInfo the device's tuning values).
+/// CsrView carries CsrStats, DeviceInfo the device's tuning values. Version 4: queues, offsets in
+/// views, device scalars, the vector algebra and the host-wait counter).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#define TESSERA_PLUGIN_ABI_VERSION 3u  ///< the layout version a plugin and the loader must share
+#define TESSERA_PLUGIN_ABI_VERSION 4u  ///< the layout version a plugin and the loader must share
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"  ///< the name of the exported TesseraPluginEntryFn
 
 namespace tessera {

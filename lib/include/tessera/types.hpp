@@ -31,8 +31,9 @@ inline constexpr DType dtype_v = dtype_of<T>::value;
 inline std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 8; }  ///< bytes of one element
 inline const char* to_string(DType t) { return t == DType::f32 ? "f32" : "f64"; }  ///< "f32" or "f64"
 
-/// What reduce computes: the sum, minimum, maximum, sum of squares or largest absolute value.
-enum class ReduceOp : std::uint8_t { sum, min, max, sum_squares, max_abs };
+/// What reduce computes: the sum, minimum, maximum, sum of squares, largest absolute value, or
+/// Euclidean norm (the square root of the sum of squares).
+enum class ReduceOp : std::uint8_t { sum, min, max, sum_squares, max_abs, norm2 };
 /// The enumerator's name, e.g. "sum_squares".
 inline const char* to_string(ReduceOp op) {
   switch (op) {
@@ -41,6 +42,7 @@ inline const char* to_string(ReduceOp op) {
     case ReduceOp::max: return "max";
     case ReduceOp::sum_squares: return "sum_squares";
     case ReduceOp::max_abs: return "max_abs";
+    case ReduceOp::norm2: return "norm2";
   }
   return "?";
 }
@@ -56,11 +58,15 @@ enum class Diag : std::uint8_t { non_unit, unit };
 /// padding of (K-1)/2 before and K/2 after each axis (the usual convention, also for even K).
 enum class ConvMode : std::uint8_t { valid, same };
 
+/// What elementwise computes: z = x * y, z = x / y, or z = 1 / x.
+enum class ElementwiseOp : std::uint8_t { multiply, divide, reciprocal };
+
 /// Every operation of the Backend interface; used by the feature matrix and NotImplemented.
-enum class Op : std::uint8_t { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer };
+/// `vector` is the vector algebra (fill, axpby, elementwise, axpby_dot, dot2).
+enum class Op : std::uint8_t { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer, vector };
 /// Every Op, in declaration order.
-inline constexpr std::array<Op, 10> all_ops = {Op::reduce, Op::dot,  Op::spmv,    Op::trsv,   Op::trsm,
-                                               Op::sptrsv, Op::gemm, Op::stencil, Op::conv2d, Op::conv_layer};
+inline constexpr std::array<Op, 11> all_ops = {Op::reduce, Op::dot,  Op::spmv,    Op::trsv,   Op::trsm,  Op::sptrsv,
+                                               Op::gemm,   Op::stencil, Op::conv2d, Op::conv_layer, Op::vector};
 /// The operation's name, e.g. "conv_layer".
 inline const char* to_string(Op op) {
   switch (op) {
@@ -74,6 +80,7 @@ inline const char* to_string(Op op) {
     case Op::stencil: return "stencil";
     case Op::conv2d: return "conv2d";
     case Op::conv_layer: return "conv_layer";
+    case Op::vector: return "vector";
   }
   return "?";
 }

@@ -1,0 +1,75 @@
+// The vector algebra, as the oracle computes it: each element in double, rounded once to T;
+// dots compensated as in reduce.cpp. A coefficient naming device scalars is read once per call
+// (they are host memory here) before any element is written, so a scalar that is also an
+// element of the output (a one-element fill of a Scalar from itself) reads its old value.
+#include <cstdint>
+
+#include "reference/compensated_sum.hpp"
+#include "reference/reference_backend.hpp"
+
+namespace tessera {
+
+template <class T>
+void ReferenceBackend::fill(QueueImpl&, const Coef& value, const VecView& yv) {
+  const T v = static_cast<T>(host_coef<T>(value));
+  T* y = host_ptr<T>(yv);
+  for (std::int64_t i = 0; i < yv.n; ++i) y[i] = v;
+}
+
+namespace {
+
+// y = a x + b y in double; b zero on the host: y only written.
+template <class T>
+void axpby_in_double(double a, const T* x, double b, bool b_zero, T* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double by = b_zero ? 0.0 : b * static_cast<double>(y[i]);
+    y[i] = static_cast<T>(a * static_cast<double>(x[i]) + by);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void ReferenceBackend::axpby(QueueImpl&, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y) {
+  axpby_in_double(host_coef<T>(alpha), host_ptr<const T>(x), host_coef<T>(beta), beta.is_zero(), host_ptr<T>(y), y.n);
+}
+
+template <class T>
+void ReferenceBackend::elementwise(QueueImpl&, ElementwiseOp op, const VecView& xv, const VecView& yv,
+                                   const VecView& zv) {
+  const T* x = host_ptr<const T>(xv);
+  const T* y = op == ElementwiseOp::reciprocal ? nullptr : host_ptr<const T>(yv);
+  T* z = host_ptr<T>(zv);
+  for (std::int64_t i = 0; i < zv.n; ++i) {
+    const double a = static_cast<double>(x[i]);
+    switch (op) {
+      case ElementwiseOp::multiply: z[i] = static_cast<T>(a * static_cast<double>(y[i])); break;
+      case ElementwiseOp::divide: z[i] = static_cast<T>(a / static_cast<double>(y[i])); break;
+      case ElementwiseOp::reciprocal: z[i] = static_cast<T>(1.0 / a); break;
+    }
+  }
+}
+
+template <class T>
+void ReferenceBackend::axpby_dot(QueueImpl&, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y,
+                                 const VecView& w, const VecView& out) {
+  axpby_in_double(host_coef<T>(alpha), host_ptr<const T>(x), host_coef<T>(beta), beta.is_zero(), host_ptr<T>(y), y.n);
+  *host_ptr<T>(out) = static_cast<T>(dot_in_double(host_ptr<const T>(y), host_ptr<const T>(w), y.n));
+}
+
+template <class T>
+void ReferenceBackend::dot2(QueueImpl&, const VecView& x, const VecView& y, const VecView& z, const VecView& out_xy,
+                            const VecView& out_xz) {
+  const double xy = dot_in_double(host_ptr<const T>(x), host_ptr<const T>(y), x.n);
+  const double xz = dot_in_double(host_ptr<const T>(x), host_ptr<const T>(z), x.n);
+  *host_ptr<T>(out_xy) = static_cast<T>(xy);
+  *host_ptr<T>(out_xz) = static_cast<T>(xz);
+}
+
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, fill)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, elementwise)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby_dot)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, dot2)
+
+}  // namespace tessera
