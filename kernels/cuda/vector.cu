@@ -183,7 +183,7 @@ struct Dot2Body {
 // each) one element per thread of the first threads. No thread returns early: setup() and the
 // reduction's finish synchronise the block.
 template <class Body, bool VEC>
-__global__ __launch_bounds__(kVectorThreads) void stream_kernel(Body body, std::int64_t n, std::int64_t head,
+__global__ __launch_bounds__(kVectorThreads, 2048 / kVectorThreads) void stream_kernel(Body body, std::int64_t n, std::int64_t head,
                                                                 ReduceScratch s) {
   using T = typename Body::T;
   constexpr int K = Body::kSums;
