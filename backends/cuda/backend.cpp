@@ -87,7 +87,8 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                      std::to_string(kReduceThreads) + " threads, 16-byte loads, last-block finish writes the result"},
       {"vector", "fill/axpby/elementwise: up to " + std::to_string(tune.get("vector.blocks_per_sm") * sm_count) +
                      " blocks x " + std::to_string(kVectorThreads) +
-                     " threads, 16-byte loads after a scalar head; fused dots as reduce; coefficients read on the device"},
+                     " threads, 16-byte loads after a scalar head; fused dots as reduce; coefficients read on the"
+                     " device"},
       {"spmv", "vector (" + std::to_string(tune.get("spmv.min_lanes")) + "-" + std::to_string(tune.get("spmv.max_lanes")) +
                    " lanes/row by mean row length), merge-path (" + std::to_string(kMergeTile) +
                    " items/block) when max/mean row > " + std::to_string(tune.get("spmv.merge_skew")) +

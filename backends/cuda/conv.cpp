@@ -92,7 +92,8 @@ void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView
                                        stream));
     return;
   }
-  auto* table = static_cast<int2*>(ConvState::of(queue_of(q)).table.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
+  auto* table =
+      static_cast<int2*>(ConvState::of(queue_of(q)).table.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
   // The GEMM is K x (N P Q) with inner dimension C R S, on the gemm kernels' tiles in f32 and on
   // the register-staged convolution tiles in f64 (kernels/cuda/conv.cu).
   const bool narrow = sizeof(T) == 4 ? narrow_tiles<T, GemmTile>(s.K, s.N * s.P * s.Q)

@@ -42,7 +42,8 @@ std::shared_ptr<Partition> make_partition(const CsrView& A, cudaStream_t stream)
   p->tiles = static_cast<int>((A.rows + A.nnz + kMergeTile - 1) / kMergeTile);
   p->coords.ensure(static_cast<std::size_t>(p->tiles + 1) * sizeof(int2));
   TESSERA_CUDA_CHECK(launch_merge_partition(static_cast<int>(A.rows), static_cast<int>(A.nnz),
-                                            static_cast<const int*>(A.row_ptr), p->tiles, p->coords.as<int2>(), stream));
+                                            static_cast<const int*>(A.row_ptr), p->tiles, p->coords.as<int2>(),
+                                            stream));
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(p->done, stream));
   return p;

@@ -42,7 +42,8 @@ template <class T>
 void CudaBackend::elementwise(QueueImpl& q, ElementwiseOp op, const VecView& x, const VecView& y, const VecView& z) {
   if (z.n == 0) return;
   const T* yp = op == ElementwiseOp::reciprocal ? nullptr : dev_ptr<const T>(y);
-  TESSERA_CUDA_CHECK(launch_elementwise<T>(op, dev_ptr<const T>(x), yp, dev_ptr<T>(z), z.n, vector_blocks_, stream_of(q)));
+  TESSERA_CUDA_CHECK(
+      launch_elementwise<T>(op, dev_ptr<const T>(x), yp, dev_ptr<T>(z), z.n, vector_blocks_, stream_of(q)));
 }
 
 template <class T>

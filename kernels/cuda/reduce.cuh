@@ -73,7 +73,8 @@ __device__ __forceinline__ bool last_block_totals(double (&v)[K], double* __rest
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     double t = identity<op>();
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += THREADS) t = combine<op>(t, __ldcg(partials + k * gridDim.x + b));
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += THREADS)
+      t = combine<op>(t, __ldcg(partials + k * gridDim.x + b));
     v[k] = block_combine<op, THREADS>(t);
     __syncthreads();
   }

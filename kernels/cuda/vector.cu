@@ -183,8 +183,9 @@ struct Dot2Body {
 // each) one element per thread of the first threads. No thread returns early: setup() and the
 // reduction's finish synchronise the block.
 template <class Body, bool VEC>
-__global__ __launch_bounds__(kVectorThreads, 2048 / kVectorThreads) void stream_kernel(Body body, std::int64_t n, std::int64_t head,
-                                                                ReduceScratch s) {
+__global__ __launch_bounds__(kVectorThreads, 2048 / kVectorThreads) void stream_kernel(Body body, std::int64_t n,
+                                                                                     std::int64_t head,
+                                                                                     ReduceScratch s) {
   using T = typename Body::T;
   constexpr int K = Body::kSums;
   constexpr int W = VEC ? Vec16<T>::n : 1;
@@ -242,7 +243,8 @@ cudaError_t launch_elementwise(ElementwiseOp op, const T* x, const T* y, T* z, s
   const ReduceScratch none{};
   switch (op) {
     case ElementwiseOp::multiply:
-      return launch_stream(ElementwiseBody<T, ElementwiseOp::multiply>{x, y, z}, n, {x, y, z}, max_blocks, none, stream);
+      return launch_stream(ElementwiseBody<T, ElementwiseOp::multiply>{x, y, z}, n, {x, y, z}, max_blocks, none,
+                           stream);
     case ElementwiseOp::divide:
       return launch_stream(ElementwiseBody<T, ElementwiseOp::divide>{x, y, z}, n, {x, y, z}, max_blocks, none, stream);
     case ElementwiseOp::reciprocal:
