@@ -42,9 +42,10 @@ __device__ __forceinline__ double fold(double acc, const V& a, const V& b) {
 // x[0..head) and the tail after the vectors are done by block 0's first threads (fewer than a
 // vector each). root: the result is the square root (norm2).
 template <RK op, class T, int THREADS, bool VEC>
-__global__ __launch_bounds__(THREADS) void reduce_kernel(const T* __restrict__ x, const T* __restrict__ y,
-                                                         std::int64_t n, std::int64_t head, bool root,
-                                                         T* __restrict__ out, ReduceScratch s) {
+__global__ __launch_bounds__(THREADS, 2048 / THREADS) void reduce_kernel(const T* __restrict__ x,
+                                                                          const T* __restrict__ y, std::int64_t n,
+                                                                          std::int64_t head, bool root,
+                                                                          T* __restrict__ out, ReduceScratch s) {
   using V = typename Load<T, VEC>::type;
   constexpr int W = Load<T, VEC>::n;
   constexpr bool kDot = op == RK::dot;
@@ -55,22 +56,25 @@ __global__ __launch_bounds__(THREADS) void reduce_kernel(const T* __restrict__ x
   std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * THREADS + threadIdx.x;
 
   double acc = identity<op>();
-  // Four independent loads (eight for dot) before the first use keep enough bytes in flight
-  // per SM to cover HBM latency.
-  for (; i + 3 * stride < nv; i += 4 * stride) {
-    V a0 = __ldg(xv + i), a1 = __ldg(xv + i + stride), a2 = __ldg(xv + i + 2 * stride),
-      a3 = __ldg(xv + i + 3 * stride);
-    V b0 = a0, b1 = a1, b2 = a2, b3 = a3;
-    if constexpr (kDot) {
-      b0 = __ldg(yv + i);
-      b1 = __ldg(yv + i + stride);
-      b2 = __ldg(yv + i + 2 * stride);
-      b3 = __ldg(yv + i + 3 * stride);
+  // U independent loads per array before the first use keep enough bytes in flight per SM to
+  // cover HBM latency: four, or two each of x and y for dot, whose registers must also fit the
+  // 32 that let 8 blocks share an SM (more registers would leave a second, partial wave of the
+  // grid-stride grid running after the first).
+  constexpr int U = kDot ? 2 : 4;
+  for (; i + (U - 1) * stride < nv; i += U * stride) {
+    V a[U], b[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      a[u] = __ldg(xv + i + u * stride);
+      if constexpr (kDot) b[u] = __ldg(yv + i + u * stride);
+      else b[u] = a[u];
     }
-    double s0 = fold<op, T, VEC>(identity<op>(), a0, b0);
-    double s1 = fold<op, T, VEC>(identity<op>(), a1, b1);
-    s0 = fold<op, T, VEC>(s0, a2, b2);
-    s1 = fold<op, T, VEC>(s1, a3, b3);
+    double s0 = identity<op>(), s1 = identity<op>();
+#pragma unroll
+    for (int u = 0; u < U; u += 2) {
+      s0 = fold<op, T, VEC>(s0, a[u], b[u]);
+      s1 = fold<op, T, VEC>(s1, a[u + 1], b[u + 1]);
+    }
     acc = combine<op>(acc, combine<op>(s0, s1));
   }
   for (; i < nv; i += stride) {
