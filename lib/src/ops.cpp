@@ -223,6 +223,25 @@ void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, de
   spmv(default_queue(A), alpha, A, x, beta, y);
 }
 
+// Checked here, before the transpose is built, so a bad call neither waits nor allocates.
+template <class T>
+void spmv_transposed(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x,
+                     detail::same_t<T> beta, Vector<T>& y) {
+  check_queue("spmv_transposed", q, same_device("spmv_transposed", A, x, y));
+  if (x.size() != A.rows() || y.size() != A.cols())
+    throw DimensionMismatch("spmv_transposed: A is " + shape(A.rows(), A.cols()) + ", x has " +
+                            std::to_string(x.size()) + " and y has " + std::to_string(y.size()) +
+                            " elements; expected x = rows, y = cols");
+  if (overlap(span(x.view()), span(y.view())))
+    throw InvalidArgument("spmv_transposed: x and y share storage; the product needs a separate output vector");
+  spmv(q, alpha, A.transposed(), x, beta, y);
+}
+template <class T>
+void spmv_transposed(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
+                     Vector<T>& y) {
+  spmv_transposed(default_queue(A), alpha, A, x, beta, y);
+}
+
 template <class T>
 void trsv(const Queue& q, Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x) {
   check_queue("trsv", q, same_device("trsv", A, x));
@@ -272,6 +291,7 @@ SptrsvPlan<T> sptrsv_analyze(const Queue& q, Uplo uplo, Diag diag, const CsrMatr
     throw DimensionMismatch("sptrsv_analyze: A is " + shape(A.rows(), A.cols()) + ", expected a square matrix");
   SptrsvPlan<T> plan;
   plan.A_ = A;
+  plan.values_version_ = A.values_version();
   plan.uplo_ = uplo;
   plan.diag_ = diag;
   {
@@ -290,6 +310,8 @@ template <class T>
 void sptrsv_solve(const Queue& q, const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x) {
   if (!plan) throw InvalidArgument("sptrsv_solve: the plan is empty; call sptrsv_analyze first");
   const CsrMatrix<T>& A = plan.matrix();
+  if (plan.values_version() != A.values_version())
+    throw InvalidArgument("sptrsv_solve: the matrix's values were updated after sptrsv_analyze; analyse it again");
   check_queue("sptrsv_solve", q, same_device("sptrsv_solve", A, b, x));
   if (b.size() != A.rows() || x.size() != A.rows())
     throw DimensionMismatch("sptrsv_solve: A is " + shape(A.rows(), A.cols()) + ", b has " + std::to_string(b.size()) +
@@ -415,6 +437,8 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template T norm2<T>(const Vector<T>&);                                                                       \
   template void spmv<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                              \
   template void spmv<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                \
+  template void spmv_transposed<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                   \
+  template void spmv_transposed<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);     \
   template void trsv<T>(Uplo, Trans, Diag, const DenseMatrix<T>&, Vector<T>&);                                 \
   template void trsv<T>(const Queue&, Uplo, Trans, Diag, const DenseMatrix<T>&, Vector<T>&);                   \
   template void trsm<T>(Uplo, Trans, Diag, T, const DenseMatrix<T>&, DenseMatrix<T>&);                         \

@@ -1,18 +1,22 @@
 /// \file
 /// CsrMatrix<T>: compressed sparse rows with int32 indices, owned by one device. Built from
 /// host arrays whose structure is validated first: a bad structure throws InvalidArgument and
-/// allocates nothing. Immutable once built; copies share the device storage (so an analysis
-/// plan can keep its matrix alive).
+/// allocates nothing. The structure is fixed once built; the values may be replaced
+/// (update_values). Copies share the device storage (so an analysis plan can keep its matrix
+/// alive).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "tessera/backend.hpp"
 #include "tessera/buffer.hpp"
 #include "tessera/errors.hpp"
 #include "tessera/queue.hpp"
+#include "tessera/vector.hpp"
 
 namespace tessera {
 
@@ -35,6 +39,9 @@ namespace detail {
 void validate_csr(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr, std::size_t row_ptr_size,
                   const std::int32_t* col_idx, std::size_t col_idx_size, std::size_t values_size);
 std::uint64_t next_generation();
+// Positions (row, index into col_idx) of every stored diagonal entry, rows ascending.
+std::vector<std::pair<std::int32_t, std::int32_t>> diagonal_entries(std::int64_t rows, const std::int32_t* row_ptr,
+                                                                    const std::int32_t* col_idx);
 }  // namespace detail
 
 /// Compressed sparse rows with int32 indices, owned by one device; immutable once built, and
@@ -65,6 +72,8 @@ class CsrMatrix {
     st->values.upload(values.data(), values.size() * sizeof(T));
     st->generation = detail::next_generation();
     st->stats = csr_stats(row_ptr.data(), rows);
+    st->diag_entries = detail::diagonal_entries(rows, row_ptr.data(), col_idx.data());
+    st->set_diagonal(values.data());
     CsrMatrix m;
     m.st_ = std::move(st);
     return m;
@@ -98,6 +107,11 @@ class CsrMatrix {
     st->nnz = st_->nnz;
     st->generation = detail::next_generation();  // a new matrix: caches keyed by generation do not carry over
     st->stats = st_->stats;
+    {
+      std::lock_guard<std::mutex> lock(st_->mutex);
+      st->diag_entries = st_->diag_entries;
+      st->diagonal = st_->diagonal;
+    }
     const Queue q = device().queue();
     auto copy = [&](Buffer& dst, const Buffer& src) {
       dst = Buffer(src.device(), src.bytes());
@@ -120,6 +134,37 @@ class CsrMatrix {
     return st_ ? st_->row_ptr.device() : none;
   }
 
+  /// The diagonal as a new vector on the matrix's device (copied from a host copy kept since
+  /// from_host / update_values: no device pass, one upload). Square or not, element i is
+  /// A(i, i) for i < min(rows, cols); a row without a stored diagonal entry gives 0, duplicate
+  /// diagonal entries are summed (as spmv adds them).
+  Vector<T> diagonal() const { return Vector<T>::from_host(device(), host_diagonal()); }
+  /// The same diagonal in host memory (no device access).
+  std::vector<T> host_diagonal() const {
+    if (!st_) return {};
+    std::lock_guard<std::mutex> lock(st_->mutex);
+    return st_->diagonal;
+  }
+
+  /// Replaces the values, keeping the structure: `values` holds nnz() values in the order of
+  /// the arrays given to from_host (DimensionMismatch otherwise; nothing is changed). Uploaded
+  /// on the default queue (a host wait); every handle sharing this matrix sees them. What stays
+  /// valid: everything keyed by the structure — the generation (so a backend's SpMV analysis,
+  /// which depends on row lengths only, is reused) and the row statistics. What does not: an
+  /// SptrsvPlan made before copies the values (its diagonal and triangle), so sptrsv_solve
+  /// with it throws InvalidArgument (analyse again); the cached transpose (spmv_transposed) is
+  /// dropped and rebuilt at its next use; the diagonal is recomputed. Must not run while
+  /// another thread uses the matrix (as any write to a container).
+  void update_values(const std::vector<T>& values);
+  /// Counts update_values calls on this matrix's storage (0 after from_host): what an analysis
+  /// depending on the values records, to detect that they changed.
+  std::uint64_t values_version() const { return st_ ? st_->values_version : 0; }
+
+  /// A^T as a CSR matrix on the same device, built on the host from a download of this matrix
+  /// at its first use (a host wait) and kept with the matrix's storage under a lock, so later
+  /// calls, from any thread, return the same matrix at no cost (spmv_transposed uses it).
+  CsrMatrix transposed() const;
+
   /// What a backend receives: handles, extents, generation and statistics.
   CsrView view() const {
     if (!st_) return {};
@@ -133,9 +178,19 @@ class CsrMatrix {
     Buffer row_ptr, col_idx, values;
     std::int64_t rows = 0, cols = 0, nnz = 0;
     std::uint64_t generation = 0;
+    std::uint64_t values_version = 0;
     CsrStats stats;
+    // Guards the host diagonal and the transpose, which const calls read or build lazily.
+    mutable std::mutex mutex;
+    std::vector<std::pair<std::int32_t, std::int32_t>> diag_entries;  // see detail::diagonal_entries
+    std::vector<T> diagonal;                                           // min(rows, cols) values
+    mutable std::shared_ptr<Storage> transpose;                        // built at first use
+    void set_diagonal(const T* values) {
+      diagonal.assign(static_cast<std::size_t>(rows < cols ? rows : cols), T(0));
+      for (const auto& [row, k] : diag_entries) diagonal[static_cast<std::size_t>(row)] += values[k];
+    }
   };
-  std::shared_ptr<const Storage> st_;
+  std::shared_ptr<Storage> st_;
 };
 
 }  // namespace tessera

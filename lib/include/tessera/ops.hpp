@@ -71,6 +71,17 @@ template <class T>
 void spmv(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
           Vector<T>& y);
 
+/// y = alpha * A^T * x + beta * y, as spmv with the transpose: A.transposed() is built on the
+/// host at the first call (a host wait) and kept with the matrix; later calls cost one spmv.
+/// x has A.rows() and y A.cols() elements (DimensionMismatch otherwise, checked first).
+template <class T>
+void spmv_transposed(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
+                     Vector<T>& y);
+/// spmv_transposed on q.
+template <class T>
+void spmv_transposed(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x,
+                     detail::same_t<T> beta, Vector<T>& y);
+
 // ---- dense triangular solves ----
 /// Solve op(A) x = b in place: x holds b on entry and the solution on return. A is n x n; only
 /// the triangle named by uplo is read. A zero on the diagonal (Diag::non_unit) is not checked,
@@ -104,12 +115,15 @@ class SptrsvPlan {
   Diag diag() const { return diag_; }                ///< unit or non-unit diagonal
   const CsrMatrix<T>& matrix() const { return A_; }  ///< the analysed matrix
   const SptrsvPlanData& data() const { return *data_; }  ///< the backend's analysis
+  /// The matrix's CsrMatrix::values_version at the analysis (the plan holds those values).
+  std::uint64_t values_version() const { return values_version_; }
   explicit operator bool() const { return data_ != nullptr; }  ///< false for an empty plan
 
  private:
   template <class U>
   friend SptrsvPlan<U> sptrsv_analyze(const Queue&, Uplo, Diag, const CsrMatrix<U>&);
   CsrMatrix<T> A_;  // shares the matrix's storage: the plan keeps it alive
+  std::uint64_t values_version_ = 0;  // A_'s at analysis: the plan copies the values
   Uplo uplo_ = Uplo::lower;
   Diag diag_ = Diag::non_unit;
   std::shared_ptr<SptrsvPlanData> data_;
@@ -122,7 +136,8 @@ SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A);
 /// sptrsv_analyze on q (the analysis may wait for the device: it returns a verdict).
 template <class T>
 SptrsvPlan<T> sptrsv_analyze(const Queue& q, Uplo uplo, Diag diag, const CsrMatrix<T>& A);
-/// Solve A x = b with the plan's matrix. x may be the same vector as b.
+/// Solve A x = b with the plan's matrix. x may be the same vector as b. Throws InvalidArgument
+/// when the matrix's values were replaced (CsrMatrix::update_values) after the analysis.
 template <class T>
 void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x);
 /// sptrsv_solve on q (any queue of the plan's device).

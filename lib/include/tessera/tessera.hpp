@@ -22,6 +22,7 @@
 #include "tessera/ops.hpp"
 #include "tessera/queue.hpp"
 #include "tessera/scalar.hpp"
+#include "tessera/solve.hpp"
 #include "tessera/tensor.hpp"
 #include "tessera/types.hpp"
 #include "tessera/vector.hpp"

@@ -1,0 +1,220 @@
+// What every solver shares: argument checks, the stopping test, the check interval, the
+// history, the final true residual, and (for the short-recurrence methods CG and BiCGSTAB) the
+// loop itself with its save / replay handling of breakdown. GMRES has its own loop (its
+// residual comes from the host's least-squares problem) but uses the rest.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "tessera/algebra.hpp"
+#include "tessera/solve.hpp"
+
+namespace tessera::solve_detail {
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Throws the documented errors before anything is written (solve.hpp).
+template <class T>
+void check_arguments(const char* op, const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
+                     const Preconditioner<T>* M, const SolveOptions& o);
+
+// Reads a device value in the replay after a non-finite check; remembers the first quantity
+// that broke down (exactly zero where it divides) or is not finite.
+struct Probe {
+  SolveStatus status = SolveStatus::converged;  // converged = nothing found yet
+  std::string quantity;
+  double value = 0.0;
+  // False (and the step stops before using the value) when `s` breaks the method.
+  template <class T>
+  bool ok(const Queue& q, const Scalar<T>& s, const char* name, bool zero_breaks = true) {
+    const double v = static_cast<double>(s.get(q));
+    if (std::isfinite(v) && !(zero_breaks && v == 0.0)) return true;
+    status = std::isfinite(v) ? SolveStatus::breakdown : SolveStatus::not_finite;
+    quantity = name;
+    value = v;
+    return false;
+  }
+};
+
+// A short-recurrence Krylov method as run_method drives it. Every call enqueues on q and
+// returns without waiting, except where a Probe is given.
+template <class T>
+class Method {
+ public:
+  virtual ~Method() = default;
+  // Computes the initial state from x (r = b - A x, ...) without writing x.
+  virtual void start(const Queue& q) = 0;
+  // One iteration. With a probe, reads each denominator before it is used and returns false
+  // at the first one that breaks down (x is then not yet updated by this iteration).
+  virtual bool step(const Queue& q, Probe* probe) = 0;
+  // ||r||^2 after start or the last step, on the device.
+  virtual const Scalar<T>& residual_squared() const = 0;
+  // Copies the state needed to continue (x included) aside, and back.
+  virtual void save(const Queue& q) = 0;
+  virtual void restore(const Queue& q) = 0;
+};
+
+// The check interval: given, or chosen so that a check (its host wait and the state copy)
+// costs under 5% of the iterations between two checks.
+class Interval {
+ public:
+  Interval(int given, double check_cost) : given_(given), check_cost_(check_cost) {}
+  int next() const { return given_ > 0 ? given_ : chosen_; }
+  // After a check: `iterations` done in `loop_seconds` with `checks` checks so far.
+  void update(std::int64_t iterations, double loop_seconds, std::int64_t checks) {
+    if (given_ > 0 || iterations <= 0) return;
+    const double per_iteration =
+        std::max((loop_seconds - static_cast<double>(checks) * check_cost_) / static_cast<double>(iterations), 1e-9);
+    const double k = std::ceil(check_cost_ / (0.05 * per_iteration));
+    chosen_ = static_cast<int>(std::clamp(k, 1.0, static_cast<double>(max_interval)));
+  }
+  // Beyond this, the iterations run past convergence cost more than the checks they save.
+  static constexpr int max_interval = 200;
+
+ private:
+  int given_;
+  double check_cost_;
+  int chosen_ = 1;
+};
+
+// Fills the fields every solver sets the same way at its end.
+inline void finish(SolveResult& r, SolveStatus status, std::string reason) {
+  r.status = status;
+  r.converged = status == SolveStatus::converged;
+  r.reason = std::move(reason);
+}
+inline void record(SolveResult& r, const SolveOptions& o, std::int64_t iteration, double residual) {
+  r.residual = residual;
+  if (!o.record_history) return;
+  r.history_iterations.push_back(iteration);
+  r.history.push_back(residual);
+}
+std::string describe(double value);  // "1.5e-07", "0", "nan", "inf"
+
+// ||b - A x||, one spmv and one wait.
+template <class T>
+double true_residual(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x) {
+  Vector<T> r = b.clone(q);
+  spmv(q, T(-1), A, x, T(1), r);
+  Scalar<T> n(A.device());
+  norm2(q, r, n);
+  return static_cast<double>(n.get(q));
+}
+
+// ||b||, with the result's tolerance; false (and the result filled) when b is not finite.
+template <class T>
+bool measure_rhs(const Queue& q, const Vector<T>& b, const SolveOptions& o, SolveResult& r) {
+  Scalar<T> n(b.device());
+  norm2(q, b, n);
+  r.rhs_norm = static_cast<double>(n.get(q));
+  r.tolerance = std::max(o.rel_tol * r.rhs_norm, o.abs_tol);
+  if (std::isfinite(r.rhs_norm)) return true;
+  finish(r, SolveStatus::not_finite, "b holds NaN or Inf");
+  return false;
+}
+
+// The loop of CG and BiCGSTAB (solve.hpp describes what it guarantees).
+template <class T>
+SolveResult run_method(const Queue& q, Method<T>& m, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
+                       const Preconditioner<T>* M, const SolveOptions& o) {
+  const auto t_setup = Clock::now();
+  SolveResult r;
+  if (M != nullptr) r.preconditioner_seconds = M->setup_seconds();
+  if (!measure_rhs(q, b, o, r)) return r;
+  m.start(q);
+  const double r0 = std::sqrt(static_cast<double>(m.residual_squared().get(q)));
+  record(r, o, 0, r0);
+  if (!std::isfinite(r0)) {
+    finish(r, SolveStatus::not_finite, "the initial residual b - A x is not finite (NaN or Inf in A or x)");
+    return r;
+  }
+  // The cost of one check on an idle queue: the state copy, then a wait for a value.
+  auto t = Clock::now();
+  m.save(q);
+  q.synchronize();
+  (void)m.residual_squared().get(q);
+  Interval interval(o.check_every, seconds_since(t));
+  r.check_every = interval.next();
+  r.setup_seconds = seconds_since(t_setup);
+
+  const auto t_solve = Clock::now();
+  std::int64_t it = 0, saved_it = 0, checks = 0;
+  double rn = r0;
+  bool done = rn <= r.tolerance;
+  if (done) finish(r, SolveStatus::converged, "the initial guess meets the tolerance");
+  while (!done && it < o.max_iterations) {
+    const std::int64_t steps = std::min<std::int64_t>(interval.next(), o.max_iterations - it);
+    for (std::int64_t s = 0; s < steps; ++s) m.step(q, nullptr);
+    it += steps;
+    rn = std::sqrt(static_cast<double>(m.residual_squared().get(q)));
+    ++checks;
+    r.check_every = interval.next();
+    if (!std::isfinite(rn)) {
+      // Replay from the last good state one iteration at a time, reading every denominator.
+      m.restore(q);
+      Probe probe;
+      std::int64_t j = saved_it;
+      for (; j < it; ++j) {
+        m.save(q);
+        if (!m.step(q, &probe)) {
+          m.restore(q);  // x as it was before the iteration that broke down
+          break;
+        }
+        const double rj = std::sqrt(static_cast<double>(m.residual_squared().get(q)));
+        if (rj <= r.tolerance) {  // an exact solution, then 0/0 in the next iteration
+          it = j + 1;
+          rn = rj;
+          break;
+        }
+      }
+      if (rn <= r.tolerance) {
+        record(r, o, it, rn);
+        finish(r, SolveStatus::converged, "||r|| = " + describe(rn) + " <= " + describe(r.tolerance));
+        done = true;
+        break;
+      }
+      if (probe.status == SolveStatus::converged) {  // not reproduced (a non-deterministic device)
+        m.restore(q);
+        finish(r, SolveStatus::not_finite,
+               "the iterates became NaN or Inf between iterations " + std::to_string(saved_it) + " and " +
+                   std::to_string(it) + " (not reproduced on replay); x is the iterate of iteration " +
+                   std::to_string(saved_it));
+        it = saved_it;
+      } else {
+        finish(r, probe.status,
+               std::string(probe.status == SolveStatus::breakdown ? "breakdown: " : "not finite: ") + probe.quantity +
+                   " = " + describe(probe.value) + " in iteration " + std::to_string(j + 1) +
+                   "; x is the iterate of iteration " + std::to_string(j));
+        it = j;
+      }
+      done = true;
+      break;
+    }
+    record(r, o, it, rn);
+    if (rn <= r.tolerance) {
+      finish(r, SolveStatus::converged, "||r|| = " + describe(rn) + " <= " + describe(r.tolerance));
+      done = true;
+      break;
+    }
+    m.save(q);
+    saved_it = it;
+    interval.update(it, seconds_since(t_solve), checks);
+  }
+  r.iterations = it;
+  if (std::isfinite(rn)) r.residual = rn;
+  r.solve_seconds = seconds_since(t_solve);
+  if (!done)
+    finish(r, SolveStatus::max_iterations,
+           "reached " + std::to_string(o.max_iterations) + " iterations with ||r|| = " + describe(rn) + " > " +
+               describe(r.tolerance));
+  if (o.true_residual) r.true_residual = true_residual(q, A, b, x);
+  return r;
+}
+
+}  // namespace tessera::solve_detail

@@ -1,0 +1,38 @@
+// Jacobi: z = D^-1 r, one element-wise product per apply. The diagonal comes from the host copy
+// the matrix keeps (CsrMatrix::diagonal), so a missing or zero entry is found on the host,
+// before anything is allocated, and named by its row.
+#include <string>
+
+#include "solve/driver.hpp"
+
+namespace tessera {
+
+template <class T>
+Jacobi<T>::Jacobi(const Queue& q, const CsrMatrix<T>& A) {
+  const auto t0 = solve_detail::Clock::now();
+  if (!A.device()) throw InvalidArgument("Jacobi: the matrix is empty (default-constructed)");
+  if (q.device() != A.device())
+    throw DeviceMismatch("Jacobi: the queue belongs to " + q.device().spec() + ", A to " + A.device().spec());
+  if (A.rows() != A.cols())
+    throw DimensionMismatch("Jacobi: A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                            ", expected a square matrix");
+  const std::vector<T> d = A.host_diagonal();
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (d[i] == T(0))
+      throw InvalidArgument("Jacobi: the diagonal entry of row " + std::to_string(i) +
+                            " is missing or zero (rows counted from 0); Jacobi needs a nonzero diagonal");
+  inverse_diagonal_ = Vector<T>(A.device(), A.rows());
+  inverse_diagonal_.upload(q, d.data(), A.rows(), true);
+  reciprocal(q, inverse_diagonal_, inverse_diagonal_);
+  seconds_ = solve_detail::seconds_since(t0);
+}
+
+template <class T>
+void Jacobi<T>::apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const {
+  multiply(q, inverse_diagonal_, r, z);
+}
+
+template class Jacobi<float>;
+template class Jacobi<double>;
+
+}  // namespace tessera
