@@ -179,7 +179,7 @@ class Ic0 final : public Preconditioner<T> {
   double seconds_ = 0.0, factor_seconds_ = 0.0;
 };
 
-/// Solves A x = b. x holds the initial guess on entry and the last iterate on return (the last
+/// Solves A x = b (M may be a null pointer literal: its type is not deduced). x holds the initial guess on entry and the last iterate on return (the last
 /// finite one after a breakdown). M may be null (no preconditioner). Runs on q.
 ///
 /// Errors, thrown before anything is written: DimensionMismatch (A not square, b, x or M of
@@ -189,33 +189,33 @@ class Ic0 final : public Preconditioner<T> {
 ///@{
 template <class T>
 SolveResult cg(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x,
-               const Preconditioner<T>* M = nullptr, const SolveOptions& options = {});
+               const detail::same_t<Preconditioner<T>>* M = nullptr, const SolveOptions& options = {});
 template <class T>
 SolveResult bicgstab(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x,
-                     const Preconditioner<T>* M = nullptr, const SolveOptions& options = {});
+                     const detail::same_t<Preconditioner<T>>* M = nullptr, const SolveOptions& options = {});
 template <class T>
 SolveResult gmres(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x,
-                  const Preconditioner<T>* M = nullptr, const SolveOptions& options = {});
+                  const detail::same_t<Preconditioner<T>>* M = nullptr, const SolveOptions& options = {});
 /// One of the three, chosen by `kind`.
 template <class T>
 SolveResult solve(SolverKind kind, const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x,
-                  const Preconditioner<T>* M = nullptr, const SolveOptions& options = {});
+                  const detail::same_t<Preconditioner<T>>* M = nullptr, const SolveOptions& options = {});
 ///@}
 
 /// The same on A's default queue.
 ///@{
 template <class T>
-SolveResult cg(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const Preconditioner<T>* M = nullptr,
+SolveResult cg(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const detail::same_t<Preconditioner<T>>* M = nullptr,
                const SolveOptions& options = {}) {
   return cg(A.device().queue(), A, b, x, M, options);
 }
 template <class T>
-SolveResult bicgstab(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const Preconditioner<T>* M = nullptr,
+SolveResult bicgstab(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const detail::same_t<Preconditioner<T>>* M = nullptr,
                      const SolveOptions& options = {}) {
   return bicgstab(A.device().queue(), A, b, x, M, options);
 }
 template <class T>
-SolveResult gmres(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const Preconditioner<T>* M = nullptr,
+SolveResult gmres(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const detail::same_t<Preconditioner<T>>* M = nullptr,
                   const SolveOptions& options = {}) {
   return gmres(A.device().queue(), A, b, x, M, options);
 }

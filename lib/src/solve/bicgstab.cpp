@@ -47,7 +47,15 @@ class BiCgStab final : public solve_detail::Method<T> {
     if (M_) M_->apply(q, s_, z_);
     spmv(q, T(1), A_, z_, T(0), t_);
     dot2(q, t_, s_, t_, ts_, tt_);
-    if (probe && !probe->ok(q, tt_, "t.t")) return false;
+    if (probe && tt_.get(q) == T(0)) {
+      // t = A M^-1 s = 0: either s = 0, and the half step x + alpha y solves the system (the
+      // unprobed iteration made omega = 0/0), or A M^-1 is singular.
+      dot(q, s_, s_, rr_);
+      if (rr_.get(q) != T(0)) return probe->ok(q, tt_, "t.t");
+      axpy(q, ScalarArg<T>(alpha_), y_, x_);
+      copy(q, s_, r_);
+      return true;
+    }
     fill(q, ts_ / tt_, omega_);
     if (probe && !probe->ok(q, omega_, "omega = t.s / t.t")) return false;
     axpy(q, ScalarArg<T>(alpha_), y_, x_);
@@ -97,7 +105,7 @@ class BiCgStab final : public solve_detail::Method<T> {
 
 template <class T>
 SolveResult bicgstab(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x,
-                     const Preconditioner<T>* M, const SolveOptions& options) {
+                     const detail::same_t<Preconditioner<T>>* M, const SolveOptions& options) {
   solve_detail::check_arguments("bicgstab", q, A, b, x, M, options);
   BiCgStab<T> method(A, b, x, M);
   return solve_detail::run_method(q, method, A, b, x, M, options);

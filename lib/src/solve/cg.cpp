@@ -74,7 +74,7 @@ class Cg final : public solve_detail::Method<T> {
 }  // namespace
 
 template <class T>
-SolveResult cg(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const Preconditioner<T>* M,
+SolveResult cg(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const detail::same_t<Preconditioner<T>>* M,
                const SolveOptions& options) {
   solve_detail::check_arguments("cg", q, A, b, x, M, options);
   Cg<T> method(A, b, x, M);

@@ -26,7 +26,7 @@ const char* to_string(SolverKind k) {
 
 template <class T>
 SolveResult solve(SolverKind kind, const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x,
-                  const Preconditioner<T>* M, const SolveOptions& options) {
+                  const detail::same_t<Preconditioner<T>>* M, const SolveOptions& options) {
   switch (kind) {
     case SolverKind::cg: return cg(q, A, b, x, M, options);
     case SolverKind::bicgstab: return bicgstab(q, A, b, x, M, options);

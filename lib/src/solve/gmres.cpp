@@ -100,7 +100,7 @@ struct LeastSquares {
 template <class T>
 class Gmres {
  public:
-  Gmres(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const Preconditioner<T>* M, const SolveOptions& o)
+  Gmres(const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const detail::same_t<Preconditioner<T>>* M, const SolveOptions& o)
       : A_(A), b_(b), x_(x), M_(M), o_(o), m_(o.restart), n_(A.rows()),
         basis_(dev(), static_cast<std::int64_t>(m_ + 1) * n_), w_(dev(), n_), z_(dev(), n_),
         H_(dev(), 1 + static_cast<std::int64_t>(m_ + 1) * m_), host_H_(static_cast<std::size_t>(H_.size())),
@@ -189,7 +189,7 @@ class Gmres {
 }  // namespace
 
 template <class T>
-SolveResult gmres(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const Preconditioner<T>* M,
+SolveResult gmres(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, Vector<T>& x, const detail::same_t<Preconditioner<T>>* M,
                   const SolveOptions& o) {
   using namespace solve_detail;
   check_arguments("gmres", q, A, b, x, M, o);
