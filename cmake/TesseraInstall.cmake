@@ -16,7 +16,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/tessera DESTINATION ${CMAKE_
 
 # Tools find libtessera next door, wherever the prefix is moved.
 set(tool_rpath "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
-foreach(tool tessera-info tessera-bench)
+foreach(tool tessera-info tessera-solve tessera-bench)
   if(TARGET ${tool})
     set_target_properties(${tool} PROPERTIES INSTALL_RPATH "${tool_rpath}")
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -59,8 +59,9 @@ struct SolveOptions {
   /// The host reads the residual norm every check_every iterations (each read is a host wait).
   /// 0 chooses it: after the first iteration the solver measures the cost of a check (the
   /// wait plus the state copy it makes) and of an iteration, and takes the smallest interval
-  /// at which checks cost under 5% of the iterations; it is re-estimated at every check.
-  /// A converged solve may run up to check_every - 1 iterations past the tolerance.
+  /// at which checks cost under 5% of the iterations, capped at 1/20 of the iterations done so
+  /// far (so the iterations run past convergence stay near 5% too); it is re-estimated at every
+  /// check. A converged solve may run up to check_every - 1 iterations past the tolerance.
   int check_every = 0;
   bool record_history = false;  ///< keep ||r|| of every check in SolveResult::history
   bool true_residual = true;    ///< compute ||b - A x|| at the end (one spmv, one wait)

@@ -61,7 +61,9 @@ class Method {
 };
 
 // The check interval: given, or chosen so that a check (its host wait and the state copy)
-// costs under 5% of the iterations between two checks.
+// costs under 5% of the iterations between two checks, but no longer than 1/20 of the
+// iterations done so far: a converged solve then runs at most ~5% past its tolerance too
+// (the interval grows as the solve proves long).
 class Interval {
  public:
   Interval(int given, double check_cost) : given_(given), check_cost_(check_cost) {}
@@ -72,7 +74,8 @@ class Interval {
     const double per_iteration =
         std::max((loop_seconds - static_cast<double>(checks) * check_cost_) / static_cast<double>(iterations), 1e-9);
     const double k = std::ceil(check_cost_ / (0.05 * per_iteration));
-    chosen_ = static_cast<int>(std::clamp(k, 1.0, static_cast<double>(max_interval)));
+    const double overshoot_cap = std::max(1.0, static_cast<double>(iterations) / 20.0);
+    chosen_ = static_cast<int>(std::clamp(k, 1.0, std::min(overshoot_cap, static_cast<double>(max_interval))));
   }
   // Beyond this, the iterations run past convergence cost more than the checks they save.
   static constexpr int max_interval = 200;
