@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, build (Release) and run every test; then build the tests again
-# with AddressSanitizer + UndefinedBehaviorSanitizer and run them once more.
+# with AddressSanitizer + UndefinedBehaviorSanitizer and run them once more, and the
+# thread-safety tests under ThreadSanitizer (scripts/tsan.sh).
 # Then the fuzz targets under libFuzzer (scripts/fuzz.sh); last, the aarch64 cross build under
 # QEMU (scripts/cross-arm.sh).
 set -euo pipefail
@@ -22,6 +23,9 @@ TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" \
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
+
+echo "== ThreadSanitizer: the thread-safety and execution-model tests on reference and cpu"
+"$root/scripts/tsan.sh"
 
 echo "== Fuzz: the Matrix Market reader and CSR validation under libFuzzer + ASan + UBSan"
 # >= 200,000 executions per target from the corpus in tests/fuzz/corpus (scripts/fuzz.sh);

@@ -1,7 +1,9 @@
-// CudaBackend: device selection, stream, memory, errors and info(). The operations live in one
-// file each (reduce.cpp, spmv.cpp, ...), beside the kernels they launch in kernels/cuda/.
+// CudaBackend: device selection, errors and info(). Queues are in queue.cpp, memory in
+// memory.cpp, the operations in one file each (reduce.cpp, spmv.cpp, ...), beside the kernels
+// they launch in kernels/cuda/.
 #include "cuda_backend.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -26,6 +28,8 @@ std::string version_text(int v) {  // 13000 -> "13.0"
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
+}  // namespace
+
 std::string bytes_text(std::size_t b) {
   char buf[64];
   if (b >= (1u << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1u << 30));
@@ -33,8 +37,6 @@ std::string bytes_text(std::size_t b) {
   else std::snprintf(buf, sizeof buf, "%zu KiB", b >> 10);
   return buf;
 }
-
-}  // namespace
 
 std::string cuda_error_text(cudaError_t err) {
   return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
@@ -82,7 +84,11 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
   const std::string stages = ", " + std::to_string(F::STAGES) + "-stage cp.async";
   return {
       {"reduce", std::to_string(tune.get("reduce.blocks_per_sm") * sm_count) + " blocks x " +
-                     std::to_string(kReduceThreads) + " threads, 16-byte loads, last-block finish"},
+                     std::to_string(kReduceThreads) + " threads, 16-byte loads, last-block finish writes the result"},
+      {"vector", "fill/axpby/elementwise: up to " + std::to_string(tune.get("vector.blocks_per_sm") * sm_count) +
+                     " blocks x " + std::to_string(kVectorThreads) +
+                     " threads, 16-byte loads after a scalar head; fused dots as reduce; coefficients read on the"
+                     " device"},
       {"spmv", "vector (" + std::to_string(tune.get("spmv.min_lanes")) + "-" + std::to_string(tune.get("spmv.max_lanes")) +
                    " lanes/row by mean row length), merge-path (" + std::to_string(kMergeTile) +
                    " items/block) when max/mean row > " + std::to_string(tune.get("spmv.merge_skew")) +
@@ -114,17 +120,15 @@ CudaBackend::CudaBackend(int device) : device_(device) {
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz_, cudaDevAttrClockRate, device_));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz_, cudaDevAttrMemoryClockRate, device_));
   tune_ = tuning::Tuning::for_device(tuning_class(props_), "cuda:" + std::to_string(device_));
-  TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  reduce_blocks_ = std::max(1, tune_.get("reduce.blocks_per_sm") * sm_count());
+  vector_blocks_ = std::max(1, tune_.get("vector.blocks_per_sm") * sm_count());
 }
 
 CudaBackend::~CudaBackend() {
   // Errors here cannot be reported (and the runtime may be unloading at exit): ignore them.
+  // Queues hold their own scratch; the shared state (SpMV partitions) is freed after this body,
+  // on this device.
   (void)cudaSetDevice(device_);
-  if (stream_ != nullptr) {
-    (void)cudaStreamSynchronize(stream_);
-    (void)cudaStreamDestroy(stream_);
-  }
-  // The operations' state (device buffers, pinned memory) is freed after this, on this device.
 }
 
 void CudaBackend::make_current() const { TESSERA_CUDA_CHECK(cudaSetDevice(device_)); }
@@ -156,54 +160,6 @@ DeviceInfo CudaBackend::info() const {
   d.tuning_class = tune_.device_class();
   d.tuning = tune_.values();
   return d;
-}
-
-void* CudaBackend::allocate(std::size_t bytes) {
-  make_current();
-  if (bytes == 0) return nullptr;
-  void* p = nullptr;
-  const cudaError_t err = cudaMalloc(&p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    std::size_t free_b = 0, total_b = 0;
-    (void)cudaMemGetInfo(&free_b, &total_b);
-    throw OutOfMemory("cuda: cudaMalloc of " + std::to_string(bytes) + " bytes failed on " + props_.name + " (" +
-                      bytes_text(free_b) + " free of " + bytes_text(total_b) + ")");
-  }
-  TESSERA_CUDA_CHECK(err);
-  return p;
-}
-
-void CudaBackend::deallocate(void* handle) noexcept {
-  if (handle == nullptr) return;
-  (void)cudaSetDevice(device_);
-  (void)cudaFree(handle);  // implicitly waits for work still using it
-}
-
-void CudaBackend::upload(void* dst, const void* host_src, std::size_t bytes) {
-  if (bytes == 0) return;
-  make_current();
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, stream_));
-  // The caller may reuse its host array at once.
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
-}
-
-void CudaBackend::download(void* host_dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  make_current();
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
-}
-
-void CudaBackend::copy(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  make_current();
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
-}
-
-void CudaBackend::synchronize() {
-  make_current();
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 }  // namespace tessera::cuda

@@ -1,9 +1,12 @@
-// The CUDA backend: one object per device, with its own non-blocking stream; every operation is
-// queued on it in call order, and only calls that hand a value to the host wait. Device memory
-// is plain cudaMalloc. Each operation's temporary storage (reduction partials, stencil ping-pong
-// grid, trsv/trsm workspaces, SpMV merge partitions) is declared and kept in the operation's own
-// file (an *State below), created on first use and reused across calls, never allocated in the
-// hot path once it has grown to the sizes in use.
+// The CUDA backend: one object per device. Work is ordered on queues (CudaQueue, queue.hpp:
+// non-blocking CUDA streams, made here or wrapped from the application); only transfers with
+// `blocking`, synchronize() and sptrsv_analyze wait. Device memory is plain cudaMalloc. Each
+// operation's temporary storage used per call (reduction partials, stencil ping-pong grid,
+// trsv/trsm workspaces, SpMV merge carries, sptrsv flags) is declared in its operation's own file
+// (a *State below) and kept in the queue it runs on, created on first use and reused, never
+// allocated in the hot path once grown: lib/ serialises the calls on one queue, so it needs no
+// lock. What is shared between queues (the per-matrix SpMV partitions, the conv filter's constant
+// memory) is kept here, under a mutex.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -66,6 +70,23 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+class CudaQueue;
+
+// Element 0 of a view as a device pointer: the one place a view's offset is added.
+template <class T>
+T* dev_ptr(const VecView& v) {
+  return static_cast<T*>(v.data) + v.offset;
+}
+template <class T>
+T* dev_ptr(const MatView& m) {
+  return static_cast<T*>(m.data) + m.offset;
+}
+// A device scalar; null when absent.
+template <class T>
+T* dev_ptr(const ScalarRef& s) {
+  return s.data == nullptr ? nullptr : static_cast<T*>(s.data) + s.offset;
+}
+
 class CudaBackend final : public TypedBackend<CudaBackend> {
  public:
   explicit CudaBackend(int device);
@@ -75,15 +96,28 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
 
   DeviceInfo info() const override;
 
+  // Queues (queue.cpp).
+  std::shared_ptr<QueueImpl> create_queue() override;
+  std::shared_ptr<QueueImpl> wrap_queue(void* native) override;
+  void synchronize() override;
+
+  // Memory (memory.cpp).
   void* allocate(std::size_t bytes) override;
   void deallocate(void* handle) noexcept override;
-  void upload(void* dst, const void* host_src, std::size_t bytes) override;
-  void download(void* host_dst, const void* src, std::size_t bytes) override;
-  void copy(void* dst, const void* src, std::size_t bytes) override;
-  void synchronize() override;
-  std::unique_ptr<DeviceTimer> device_timer() override;  // device_timer.cpp: events on stream_
+  void* wrap_memory(void* native, std::size_t bytes) override;
+  void release_wrapped(void* handle) noexcept override;
+  void* allocate_host(std::size_t bytes) override;
+  void deallocate_host(void* p) noexcept override;
+  void upload(QueueImpl& q, void* dst, std::size_t dst_offset, const void* host_src, std::size_t bytes,
+              bool blocking) override;
+  void download(QueueImpl& q, void* host_dst, const void* src, std::size_t src_offset, std::size_t bytes,
+                bool blocking) override;
+  void copy(QueueImpl& q, void* dst, std::size_t dst_offset, const void* src, std::size_t src_offset,
+            std::size_t bytes) override;
 
-  // The operations, one file each (reduce.cpp, spmv.cpp, ...), T = float or double.
+  std::unique_ptr<DeviceTimer> device_timer(QueueImpl& q) override;  // device_timer.cpp: events on q
+
+  // The operations, one file each (reduce.cpp, spmv.cpp, vector.cpp, ...), T = float or double.
   TESSERA_TYPED_BACKEND_OPERATIONS
 
   // Every operation runs on this object's device (the calling thread may have another current).
@@ -93,34 +127,42 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
     return std::forward<F>(f)();
   }
 
- private:
   void make_current() const;  // cudaSetDevice
+  int device() const { return device_; }
+
+  // Per-queue state of the operations, each defined in its operation's file and kept in the
+  // queue (CudaQueue::state): shared_ptr, so it is destroyed where the type is complete.
+  struct ReduceState;   // reduce_state.hpp: reduce, dot and the fused dots of vector.cpp
+  struct SpmvState;     // spmv.cpp: merge-path carries
+  struct TrsvState;     // trsv.cpp: trsv and trsm
+  struct SptrsvState;   // sptrsv.cpp: per-row solved flags and the ticket
+  struct StencilState;  // stencil.cpp
+  struct ConvState;     // conv.cpp
+
+ private:
   int sm_count() const { return props_.multiProcessorCount; }
   // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n) const;
 
   int device_ = 0;
-  cudaStream_t stream_ = nullptr;
   cudaDeviceProp props_{};
   int clock_khz_ = 0, mem_clock_khz_ = 0;
   // This device's tuning values (lib/src/tuning/, class cuda/sm90 or cuda/sm80, TESSERA_TUNE).
   tuning::Tuning tune_;
+  // Grid caps read from tune_ once (small operations' enqueue cost counts): the one-pass
+  // reductions (reduce.blocks_per_sm x SMs) and the vector algebra's maps (vector.blocks_per_sm).
+  int reduce_blocks_ = 1, vector_blocks_ = 1;
 
-  // Per-operation state, each defined in its operation's file and created there on first use
-  // (shared_ptr: destroyed where the type is complete, whichever file that is).
-  struct ReduceState;   // reduce.cpp: reduce and dot
-  struct SpmvState;     // spmv.cpp
-  struct TrsvState;     // trsv.cpp: trsv and trsm
-  struct StencilState;  // stencil.cpp
-  struct ConvState;     // conv.cpp
-  std::shared_ptr<ReduceState> reduce_;
-  std::shared_ptr<SpmvState> spmv_;
-  std::shared_ptr<TrsvState> trsv_;
-  std::shared_ptr<StencilState> stencil_;
-  std::shared_ptr<ConvState> conv_;
+  // State shared by all queues, defined in its operation's file, each behind its own mutex.
+  struct SpmvPlans;      // spmv.cpp: merge-path partitions per matrix (CsrView::generation)
+  struct ConvConstants;  // conv.cpp: who last used the filter's constant memory
+  std::mutex spmv_mutex_, conv_mutex_;
+  std::shared_ptr<SpmvPlans> spmv_plans_;        // under spmv_mutex_
+  std::shared_ptr<ConvConstants> conv_constants_;  // under conv_mutex_
 };
 
 std::string cuda_error_text(cudaError_t err);
+std::string bytes_text(std::size_t bytes);  // "1.5 GiB", "12 MiB", "4 KiB"
 
 }  // namespace tessera::cuda

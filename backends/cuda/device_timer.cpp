@@ -1,7 +1,8 @@
-// CudaBackend::device_timer: a pair of CUDA events recorded on the backend's stream, so that
+// CudaBackend::device_timer: a pair of CUDA events recorded on a queue's stream, so that
 // tessera-bench times the work queued between them on the GPU's own clock (resolution about
 // 0.5 us), without the host's launch and synchronisation latencies.
 #include "cuda_backend.hpp"
+#include "queue.hpp"
 
 namespace tessera::cuda {
 
@@ -34,6 +35,7 @@ class EventTimer final : public DeviceTimer {
     TESSERA_CUDA_CHECK(cudaEventRecord(stop_, stream_));
   }
   double elapsed_ms() override {
+    TESSERA_CUDA_CHECK(cudaSetDevice(device_));
     TESSERA_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
     TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
@@ -43,12 +45,14 @@ class EventTimer final : public DeviceTimer {
 
  private:
   int device_;
-  cudaStream_t stream_;  // the backend's: the timer must not outlive its device
+  cudaStream_t stream_;  // the queue's: the timer must not outlive it
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<DeviceTimer> CudaBackend::device_timer() { return std::make_unique<EventTimer>(device_, stream_); }
+std::unique_ptr<DeviceTimer> CudaBackend::device_timer(QueueImpl& q) {
+  return std::make_unique<EventTimer>(device_, stream_of(q));
+}
 
 }  // namespace tessera::cuda

@@ -7,11 +7,12 @@
 #include "cuda_backend.hpp"
 #include "gemm_tiles.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "queue.hpp"
 
 namespace tessera::cuda {
 
 template <class T>
-void CudaBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
+void CudaBackend::gemm(QueueImpl& q, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
                        const MatView& C) {
   GemmProblem s;
   s.m = C.rows;
@@ -26,9 +27,9 @@ void CudaBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const
   if (s.k > INT_MAX - 64)
     throw NotImplemented("cuda: gemm with an inner dimension k = " + std::to_string(s.k) + " >= 2^31 is not supported");
   s.narrow = narrow_tiles<T, GemmTile>(s.m, s.n);
-  TESSERA_CUDA_CHECK(launch_gemm<T>(s, static_cast<T>(alpha), static_cast<const T*>(A.data),
-                                    static_cast<const T*>(B.data), static_cast<T>(beta), static_cast<T*>(C.data),
-                                    stream_));
+  // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
+  TESSERA_CUDA_CHECK(launch_gemm<T>(s, static_cast<T>(alpha), dev_ptr<const T>(A), dev_ptr<const T>(B),
+                                    static_cast<T>(beta), dev_ptr<T>(C), stream_of(q)));
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, gemm)

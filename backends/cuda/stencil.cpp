@@ -1,27 +1,29 @@
 // stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
-// here; each launch writes every cell (boundary copied), so after an odd number of steps one
+// in the queue; each launch writes every cell (boundary copied), so after an odd number of steps one
 // device copy brings the result back to u. The 3D z chunk is stencil.z_chunk, halved while the
 // grid would have fewer than 8 blocks per SM.
 #include <utility>
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "queue.hpp"
 
 namespace tessera::cuda {
 
-// The second grid of the ping-pong.
+// A queue's second grid of the ping-pong.
 struct CudaBackend::StencilState {
   DeviceBuffer scratch;
 
-  static StencilState& of(CudaBackend& b) {
-    if (!b.stencil_) b.stencil_ = std::make_shared<StencilState>();
-    return *b.stencil_;
+  static StencilState& of(CudaQueue& q) {
+    if (!q.state.stencil) q.state.stencil = std::make_shared<StencilState>();
+    return *q.state.stencil;
   }
 };
 
 template <class T>
-void CudaBackend::stencil(const StencilSpec& spec, const GridView& u, int steps) {
+void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView& u, int steps) {
   if (steps <= 0) return;
+  const cudaStream_t stream = stream_of(q);
   const int R = spec.radius;
   const std::int64_t nx = u.nx, ny = u.ny, nz = u.ndim == 3 ? u.nz : 1;
   // An axis shorter than 2R + 1 has no interior cell: nothing changes.
@@ -39,13 +41,13 @@ void CudaBackend::stencil(const StencilSpec& spec, const GridView& u, int steps)
   }
 
   T* cur = static_cast<T*>(u.data);
-  T* next = static_cast<T*>(StencilState::of(*this).scratch.ensure(bytes));
+  T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
   for (int s = 0; s < steps; ++s) {
-    if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream_));
-    else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream_));
+    if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream));
+    else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream));
     std::swap(cur, next);
   }
-  if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream_));
+  if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream));
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, stencil)

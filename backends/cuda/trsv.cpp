@@ -9,16 +9,17 @@
 #include "cuda_backend.hpp"
 #include "gemm_tiles.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "queue.hpp"
 
 namespace tessera::cuda {
 
-// The inverted diagonal blocks, trsv's block counters and trsm's panel.
+// A queue's workspaces: the inverted diagonal blocks, trsv's block counters and trsm's panel.
 struct CudaBackend::TrsvState {
   DeviceBuffer inverse, sync, panel;
 
-  static TrsvState& of(CudaBackend& b) {
-    if (!b.trsv_) b.trsv_ = std::make_shared<TrsvState>();
-    return *b.trsv_;
+  static TrsvState& of(CudaQueue& q) {
+    if (!q.state.trsv) q.state.trsv = std::make_shared<TrsvState>();
+    return *q.state.trsv;
   }
 };
 
@@ -39,35 +40,38 @@ TriangularShape shape_of(Uplo uplo, Trans trans, Diag diag, const MatView& A) {
 }  // namespace
 
 template <class T>
-void CudaBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+void CudaBackend::trsv(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
   if (A.rows == 0) return;
-  TrsvState& st = TrsvState::of(*this);
+  const cudaStream_t stream = stream_of(q);
+  TrsvState& st = TrsvState::of(queue_of(q));
   const TriangularShape s = shape_of(uplo, trans, diag, A);
   constexpr int NB = kTrsvBlock<T>;
   const std::size_t blocks = static_cast<std::size_t>((s.n + NB - 1) / NB);
   auto* W = static_cast<T*>(st.inverse.ensure(blocks * NB * NB * sizeof(T)));
   auto* sync = static_cast<int*>(st.sync.ensure(2 * sizeof(int)));
-  const auto* a = static_cast<const T*>(A.data);
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(sync, 0, 2 * sizeof(int), stream_));
-  TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream_));
-  TESSERA_CUDA_CHECK(launch_trsv_solve<T>(s, a, W, static_cast<T*>(x.data), sync, stream_));
+  const T* a = dev_ptr<const T>(A);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(sync, 0, 2 * sizeof(int), stream));
+  TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream));
+  TESSERA_CUDA_CHECK(launch_trsv_solve<T>(s, a, W, dev_ptr<T>(x), sync, stream));
 }
 
 template <class T>
-void CudaBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+void CudaBackend::trsm(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A,
+                       const MatView& B) {
   if (A.rows == 0 || B.cols == 0) return;
-  TrsvState& st = TrsvState::of(*this);
+  const cudaStream_t stream = stream_of(q);
+  TrsvState& st = TrsvState::of(queue_of(q));
   const TriangularShape s = shape_of(uplo, trans, diag, A);
   constexpr int NB = kTrsvBlock<T>;
   const std::int64_t n = s.n, nrhs = B.cols, ldb = B.ld;
-  auto* b = static_cast<T*>(B.data);
-  const auto* a = static_cast<const T*>(A.data);
-  if (alpha != 1.0) TESSERA_CUDA_CHECK(launch_scale_matrix<T>(b, n, nrhs, ldb, static_cast<T>(alpha), stream_));
+  T* b = dev_ptr<T>(B);
+  const T* a = dev_ptr<const T>(A);
+  if (alpha != 1.0) TESSERA_CUDA_CHECK(launch_scale_matrix<T>(b, n, nrhs, ldb, static_cast<T>(alpha), stream));
 
   const std::int64_t blocks = (n + NB - 1) / NB;
   auto* W = static_cast<T*>(st.inverse.ensure(static_cast<std::size_t>(blocks) * NB * NB * sizeof(T)));
   auto* panel = static_cast<T*>(st.panel.ensure(static_cast<std::size_t>(NB) * nrhs * sizeof(T)));
-  TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream_));
+  TESSERA_CUDA_CHECK(launch_trsv_invert_diag<T>(s, a, W, stream));
 
   for (std::int64_t t = 0; t < blocks; ++t) {
     const std::int64_t blk = s.eff_lower ? t : blocks - 1 - t;
@@ -84,9 +88,9 @@ void CudaBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const Ma
     g.ldb = ldb;
     g.ldc = nrhs;
     g.narrow = narrow_tiles<T, GemmTile>(g.m, g.n);
-    TESSERA_CUDA_CHECK(launch_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream_));
+    TESSERA_CUDA_CHECK(launch_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream));
     TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(Bb, ldb * sizeof(T), panel, nrhs * sizeof(T), nrhs * sizeof(T), rb,
-                                         cudaMemcpyDeviceToDevice, stream_));
+                                         cudaMemcpyDeviceToDevice, stream));
     // B_rest -= op(A)_{rest, b} X_b
     const std::int64_t R0 = s.eff_lower ? r0 + rb : 0;
     const std::int64_t Rn = s.eff_lower ? n - R0 : r0;
@@ -102,7 +106,7 @@ void CudaBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const Ma
     u.ldc = ldb;
     u.narrow = narrow_tiles<T, GemmTile>(u.m, u.n);
     const T* Apanel = s.trans ? a + r0 * s.lda + R0 : a + R0 * s.lda + r0;
-    TESSERA_CUDA_CHECK(launch_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream_));
+    TESSERA_CUDA_CHECK(launch_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream));
   }
 }
 

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 
 namespace tessera::cpu {
 
@@ -34,7 +35,17 @@ void ensure_env_target();
 std::size_t lanes_f32();
 std::size_t lanes_f64();
 
-inline int num_threads() { return std::max(1, omp_get_max_threads()); }
+// The cpu device's threads: OpenMP's count (OMP_NUM_THREADS, else the cores), capped by
+// TESSERA_CPU_THREADS when set to a positive number, so an application can keep the device
+// off some cores without changing OpenMP for the rest of its program. Read once.
+inline int num_threads() {
+  static const int cap = [] {
+    const char* env = std::getenv("TESSERA_CPU_THREADS");
+    return env != nullptr ? std::atoi(env) : 0;
+  }();
+  const int omp = std::max(1, omp_get_max_threads());
+  return cap > 0 ? std::min(omp, cap) : omp;
+}
 
 // Starting a thread team costs a few microseconds; below min_work units per thread the
 // sequential loop wins.

@@ -209,6 +209,7 @@ double ReduceT(ReduceOp op, const T* x, std::size_t n) {
   switch (op) {
     case ReduceOp::sum: return SumLike<SumStep>(x, x, n);
     case ReduceOp::sum_squares: return SumLike<SquareStep>(x, x, n);
+    case ReduceOp::norm2: return std::sqrt(SumLike<SquareStep>(x, x, n));  // one chunk's norm
     case ReduceOp::min: return Extremum<MinStep>(x, n);
     case ReduceOp::max: return Extremum<MaxStep>(x, n);
     case ReduceOp::max_abs: return Extremum<MaxAbsStep>(x, n);

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "kernels/cuda/launch.hpp"
 
@@ -51,6 +52,58 @@ __host__ __device__ __forceinline__ std::int64_t imin64(std::int64_t a, std::int
 
 inline unsigned int blocks_for(std::int64_t items, int per_block) {
   return static_cast<unsigned int>((items + per_block - 1) / per_block);
+}
+
+// E consecutive elements in registers: one 16-byte access (E * sizeof(T) == 16, the address
+// 16-byte aligned) or one scalar access (E == 1). Component by component, so the array stays
+// in registers.
+template <class T, int E>
+struct Pack {
+  static_assert(E == 1 || E * sizeof(T) == 16, "a pack is one element or one 16-byte vector");
+  T v[E];
+};
+template <int E, class T>
+__device__ __forceinline__ Pack<T, E> load_pack(const T* p) {
+  Pack<T, E> r;
+  if constexpr (E == 1) {
+    r.v[0] = *p;
+  } else if constexpr (sizeof(T) == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
+  } else {
+    const double2 q = *reinterpret_cast<const double2*>(p);
+    r.v[0] = q.x, r.v[1] = q.y;
+  }
+  return r;
+}
+template <int E, class T>
+__device__ __forceinline__ void store_pack(T* p, const Pack<T, E>& r) {
+  if constexpr (E == 1) *p = r.v[0];
+  else if constexpr (sizeof(T) == 4) *reinterpret_cast<float4*>(p) = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
+  else *reinterpret_cast<double2*>(p) = make_double2(r.v[0], r.v[1]);
+}
+
+// How a streaming kernel walks n elements of several arrays with 16-byte accesses: views carry
+// offsets, so an array may start anywhere (at a multiple of sizeof(T)). The first `head`
+// elements (fewer than a vector) are scalar, so that the rest starts on a 16-byte boundary;
+// that works only if every array is equally far from its boundary (same address mod 16),
+// otherwise every access is scalar (vec false).
+struct VecSplit {
+  bool vec = false;
+  std::int64_t head = 0;
+};
+// Null pointers (operands a call does not use) are skipped.
+template <class T>
+inline VecSplit vec_split(std::int64_t n, std::initializer_list<const void*> arrays) {
+  const void* first = nullptr;
+  for (const void* p : arrays)
+    if (p != nullptr && first == nullptr) first = p;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(first);
+  if (a % sizeof(T) != 0) return {};
+  for (const void* p : arrays)
+    if (p != nullptr && (reinterpret_cast<std::uintptr_t>(p) - a) % 16 != 0) return {};
+  const std::int64_t head = static_cast<std::int64_t>((16 - a % 16) % 16 / sizeof(T));
+  return {true, head < n ? head : n};
 }
 
 }  // namespace tessera::cuda

@@ -14,20 +14,58 @@
 namespace tessera::cuda {
 
 // ---------------------------------------------------------------- reduce
-// One pass: a grid-stride loop with 16-byte loads into per-thread double accumulators, a block
-// reduction with warp shuffles, and the last block to finish folds the per-block partials.
+// One pass: a grid-stride loop with 16-byte loads (after a scalar head when a view's offset
+// leaves x off a 16-byte boundary) into per-thread double accumulators, a block reduction with
+// warp shuffles, and the last block to finish folds the per-block partials and writes the result
+// to `out` on the device, as T. Grids: at most `max_blocks` blocks (scratch is sized for that).
 constexpr int kReduceThreads = 256;
+constexpr int kReduceMaxSums = 2;  // values reduced per launch at most (dot2: x.y and x.z)
 struct ReduceScratch {
-  double* partials = nullptr;      // >= blocks entries
-  unsigned int* counter = nullptr; // 0 between launches (the last block resets it)
-  double* result = nullptr;        // one double, written by the last block
+  double* partials = nullptr;       // >= kReduceMaxSums * max_blocks entries
+  unsigned int* counter = nullptr;  // 0 between launches (the last block resets it)
 };
+// out[0] = op over x[0..n); norm2 is the square root of the sum of squares.
 template <class T>
-cudaError_t launch_reduce(ReduceOp op, const T* x, std::int64_t n, int blocks, const ReduceScratch& s,
+cudaError_t launch_reduce(ReduceOp op, const T* x, std::int64_t n, T* out, int max_blocks, const ReduceScratch& s,
                           cudaStream_t stream);
+// out[0] = x . y
 template <class T>
-cudaError_t launch_dot(const T* x, const T* y, std::int64_t n, int blocks, const ReduceScratch& s,
+cudaError_t launch_dot(const T* x, const T* y, std::int64_t n, T* out, int max_blocks, const ReduceScratch& s,
                        cudaStream_t stream);
+
+// ---------------------------------------------------------------- vector algebra
+// Streaming kernels over whole vectors (kernels/cuda/vector.cu), 16-byte accesses as reduce.
+constexpr int kVectorThreads = 256;
+// A Coef as a kernel reads it: value * num[0] * num[1] / (den[0] * den[1]) in double, absent
+// factors null; the pointers are at the scalars' elements. Thread 0 of each block reads them
+// once, before any element is written.
+template <class T>
+struct DeviceCoef {
+  double value = 1.0;
+  const T* num[2] = {nullptr, nullptr};
+  const T* den[2] = {nullptr, nullptr};
+};
+// y[i] = value (at most max_blocks blocks, grid-stride).
+template <class T>
+cudaError_t launch_fill(const DeviceCoef<T>& value, T* y, std::int64_t n, int max_blocks, cudaStream_t stream);
+// y = alpha x + beta y in double; beta_zero: y is only written. x may be y.
+template <class T>
+cudaError_t launch_axpby(const DeviceCoef<T>& alpha, const T* x, const DeviceCoef<T>& beta, bool beta_zero, T* y,
+                         std::int64_t n, int max_blocks, cudaStream_t stream);
+// z = x * y, x / y or 1 / x (y unused, may be null); z may be x or y.
+template <class T>
+cudaError_t launch_elementwise(ElementwiseOp op, const T* x, const T* y, T* z, std::int64_t n, int max_blocks,
+                               cudaStream_t stream);
+// y = alpha x + beta y, then out[0] = y . w with the new y (w may be y), in one launch with the
+// reduction's scratch; max_blocks as for launch_reduce.
+template <class T>
+cudaError_t launch_axpby_dot(const DeviceCoef<T>& alpha, const T* x, const DeviceCoef<T>& beta, bool beta_zero, T* y,
+                             const T* w, std::int64_t n, T* out, int max_blocks, const ReduceScratch& s,
+                             cudaStream_t stream);
+// out_xy[0] = x . y and out_xz[0] = x . z in one pass.
+template <class T>
+cudaError_t launch_dot2(const T* x, const T* y, const T* z, std::int64_t n, T* out_xy, T* out_xz, int max_blocks,
+                        const ReduceScratch& s, cudaStream_t stream);
 
 // ---------------------------------------------------------------- spmv (CSR)
 constexpr int kSpmvThreads = 256;

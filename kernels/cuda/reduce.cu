@@ -1,31 +1,17 @@
-// Reductions (sum, min, max, sum of squares, max |x|, dot). The bound is reading x (and y) once:
-// 16-byte loads, four independent loads per thread in flight, a grid sized to the SMs looping
-// over the data, per-thread accumulation in double (exact enough for any float length, and free:
-// the kernel waits on memory, not on the FP64 units), shuffles within warps, and a last-block
-// finish so one launch does it all.
-#include <math_constants.h>
+// Reductions (sum, min, max, sum of squares, norm2, max |x|, dot). The bound is reading x (and y)
+// once: 16-byte loads (after a scalar head when a view's offset leaves x off a 16-byte
+// boundary; all scalar when x and y sit differently against it), four independent loads per
+// thread in flight, a grid sized to the SMs looping over the data, per-thread accumulation in
+// double (exact enough for any float length, and free: the kernel waits on memory, not on the
+// FP64 units), and the last-block finish of reduce.cuh, which writes the result to the device.
+#include <algorithm>
+#include <type_traits>
 
-#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/reduce.cuh"
 
 namespace tessera::cuda {
 
 namespace {
-
-enum class RK { sum, min, max, sum_squares, max_abs, dot };
-
-template <RK op>
-__device__ __forceinline__ double identity() {
-  if constexpr (op == RK::min) return CUDART_INF;
-  else if constexpr (op == RK::max) return -CUDART_INF;
-  else return 0.0;
-}
-
-template <RK op>
-__device__ __forceinline__ double combine(double a, double b) {
-  if constexpr (op == RK::min) return fmin(a, b);
-  else if constexpr (op == RK::max || op == RK::max_abs) return fmax(a, b);
-  else return a + b;
-}
 
 // The value one element contributes (y only read for dot).
 template <RK op, class T>
@@ -37,132 +23,118 @@ __device__ __forceinline__ double element(T a, T b) {
   else return x;
 }
 
-template <RK op, class V, class T>
-__device__ __forceinline__ double fold_vector(double acc, const V& a, const V& b) {
+// One load of the main loop: a 16-byte vector (VEC) or one element.
+template <class T, bool VEC>
+struct Load {
+  using type = std::conditional_t<VEC, typename Vec16<T>::type, T>;
+  static constexpr int n = VEC ? Vec16<T>::n : 1;
+};
+
+template <RK op, class T, bool VEC, class V>
+__device__ __forceinline__ double fold(double acc, const V& a, const V& b) {
   const T* pa = reinterpret_cast<const T*>(&a);
   const T* pb = reinterpret_cast<const T*>(&b);
 #pragma unroll
-  for (int k = 0; k < Vec16<T>::n; ++k) acc = combine<op>(acc, element<op>(pa[k], pb[k]));
+  for (int k = 0; k < Load<T, VEC>::n; ++k) acc = combine<op>(acc, element<op>(pa[k], pb[k]));
   return acc;
 }
 
-template <RK op>
-__device__ __forceinline__ double warp_combine(double v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = combine<op>(v, __shfl_down_sync(kFullMask, v, o));
-  return v;
-}
-
-// Reduces one value per thread to thread 0 of the block.
-template <RK op, int THREADS>
-__device__ __forceinline__ double block_combine(double v) {
-  __shared__ double warp_part[THREADS / 32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  v = warp_combine<op>(v);
-  if (lane == 0) warp_part[warp] = v;
-  __syncthreads();
-  v = threadIdx.x < THREADS / 32 ? warp_part[threadIdx.x] : identity<op>();
-  if (warp == 0) v = warp_combine<op>(v);
-  return v;
-}
-
-template <RK op, class T, int THREADS>
-__global__ __launch_bounds__(THREADS) void reduce_kernel(const T* __restrict__ x, const T* __restrict__ y,
-                                                         std::int64_t n, double* __restrict__ partials,
-                                                         unsigned int* __restrict__ counter,
-                                                         double* __restrict__ result) {
-  using V = typename Vec16<T>::type;
-  constexpr int W = Vec16<T>::n;
+// x[0..head) and the tail after the vectors are done by block 0's first threads (fewer than a
+// vector each). root: the result is the square root (norm2).
+template <RK op, class T, int THREADS, bool VEC>
+__global__ __launch_bounds__(THREADS, 2048 / THREADS) void reduce_kernel(const T* __restrict__ x,
+                                                                          const T* __restrict__ y, std::int64_t n,
+                                                                          std::int64_t head, bool root,
+                                                                          T* __restrict__ out, ReduceScratch s) {
+  using V = typename Load<T, VEC>::type;
+  constexpr int W = Load<T, VEC>::n;
   constexpr bool kDot = op == RK::dot;
-  const V* xv = reinterpret_cast<const V*>(x);  // views start at a cudaMalloc'd address: aligned
-  const V* yv = reinterpret_cast<const V*>(kDot ? y : x);
-  const std::int64_t nv = n / W;
+  const V* xv = reinterpret_cast<const V*>(x + head);  // 16-byte aligned (vec_split)
+  const V* yv = reinterpret_cast<const V*>((kDot ? y : x) + head);
+  const std::int64_t nv = (n - head) / W;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * THREADS;
   std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * THREADS + threadIdx.x;
 
   double acc = identity<op>();
-  // Four independent 16-byte loads (eight for dot) before the first use keep enough bytes in
-  // flight per SM to cover HBM latency.
-  for (; i + 3 * stride < nv; i += 4 * stride) {
-    V a0 = __ldg(xv + i), a1 = __ldg(xv + i + stride), a2 = __ldg(xv + i + 2 * stride),
-      a3 = __ldg(xv + i + 3 * stride);
-    V b0 = a0, b1 = a1, b2 = a2, b3 = a3;
-    if constexpr (kDot) {
-      b0 = __ldg(yv + i);
-      b1 = __ldg(yv + i + stride);
-      b2 = __ldg(yv + i + 2 * stride);
-      b3 = __ldg(yv + i + 3 * stride);
+  // U independent loads per array before the first use keep enough bytes in flight per SM to
+  // cover HBM latency: four, or two each of x and y for dot, whose registers must also fit the
+  // 32 that let 8 blocks share an SM (more registers would leave a second, partial wave of the
+  // grid-stride grid running after the first).
+  constexpr int U = kDot ? 2 : 4;
+  for (; i + (U - 1) * stride < nv; i += U * stride) {
+    V a[U], b[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      a[u] = __ldg(xv + i + u * stride);
+      if constexpr (kDot) b[u] = __ldg(yv + i + u * stride);
+      else b[u] = a[u];
     }
-    double s0 = fold_vector<op, V, T>(identity<op>(), a0, b0);
-    double s1 = fold_vector<op, V, T>(identity<op>(), a1, b1);
-    s0 = fold_vector<op, V, T>(s0, a2, b2);
-    s1 = fold_vector<op, V, T>(s1, a3, b3);
+    double s0 = identity<op>(), s1 = identity<op>();
+#pragma unroll
+    for (int u = 0; u < U; u += 2) {
+      s0 = fold<op, T, VEC>(s0, a[u], b[u]);
+      s1 = fold<op, T, VEC>(s1, a[u + 1], b[u + 1]);
+    }
     acc = combine<op>(acc, combine<op>(s0, s1));
   }
   for (; i < nv; i += stride) {
     V a = __ldg(xv + i), b = a;
     if constexpr (kDot) b = __ldg(yv + i);
-    acc = fold_vector<op, V, T>(acc, a, b);
+    acc = fold<op, T, VEC>(acc, a, b);
   }
-  // The n % W trailing elements.
-  if (blockIdx.x == 0 && threadIdx.x < n - nv * W) {
-    const std::int64_t k = nv * W + threadIdx.x;
-    acc = combine<op>(acc, element<op>(x[k], kDot ? y[k] : x[k]));
+  if (blockIdx.x == 0) {
+    const std::int64_t t = threadIdx.x, tail = head + nv * W;
+    if (t < head) acc = combine<op>(acc, element<op>(x[t], kDot ? y[t] : x[t]));
+    if (t < n - tail) acc = combine<op>(acc, element<op>(x[tail + t], kDot ? y[tail + t] : x[tail + t]));
   }
 
-  acc = block_combine<op, THREADS>(acc);
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = acc;
-    __threadfence();  // the partial is visible device-wide before the ticket is taken
-    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!is_last) return;
-  // Last block: fold the partials (read through L2: other SMs wrote them).
-  double v = identity<op>();
-  for (unsigned int b = threadIdx.x; b < gridDim.x; b += THREADS) v = combine<op>(v, __ldcg(partials + b));
-  v = block_combine<op, THREADS>(v);
-  if (threadIdx.x == 0) {
-    *result = v;
-    *counter = 0;  // ready for the next launch
-  }
+  double total[1] = {acc};
+  if (last_block_totals<op, THREADS, 1>(total, s.partials, s.counter))
+    *out = static_cast<T>(root ? sqrt(total[0]) : total[0]);
 }
 
 template <RK op, class T>
-cudaError_t launch(const T* x, const T* y, std::int64_t n, int blocks, const ReduceScratch& s, cudaStream_t st) {
-  reduce_kernel<op, T, kReduceThreads><<<blocks, kReduceThreads, 0, st>>>(x, y, n, s.partials, s.counter, s.result);
+cudaError_t launch(const T* x, const T* y, std::int64_t n, bool root, T* out, int max_blocks, const ReduceScratch& s,
+                   cudaStream_t st) {
+  const VecSplit v = vec_split<T>(n, {x, op == RK::dot ? y : nullptr});
+  const std::int64_t items = v.vec ? (n - v.head) / Vec16<T>::n : n;
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>(blocks_for(items, kReduceThreads), 1, max_blocks));
+  if (v.vec)
+    reduce_kernel<op, T, kReduceThreads, true><<<blocks, kReduceThreads, 0, st>>>(x, y, n, v.head, root, out, s);
+  else
+    reduce_kernel<op, T, kReduceThreads, false><<<blocks, kReduceThreads, 0, st>>>(x, y, n, 0, root, out, s);
   return cudaGetLastError();
 }
 
 }  // namespace
 
 template <class T>
-cudaError_t launch_reduce(ReduceOp op, const T* x, std::int64_t n, int blocks, const ReduceScratch& s,
+cudaError_t launch_reduce(ReduceOp op, const T* x, std::int64_t n, T* out, int max_blocks, const ReduceScratch& s,
                           cudaStream_t stream) {
   switch (op) {
-    case ReduceOp::sum: return launch<RK::sum, T>(x, nullptr, n, blocks, s, stream);
-    case ReduceOp::min: return launch<RK::min, T>(x, nullptr, n, blocks, s, stream);
-    case ReduceOp::max: return launch<RK::max, T>(x, nullptr, n, blocks, s, stream);
-    case ReduceOp::sum_squares: return launch<RK::sum_squares, T>(x, nullptr, n, blocks, s, stream);
-    case ReduceOp::max_abs: return launch<RK::max_abs, T>(x, nullptr, n, blocks, s, stream);
+    case ReduceOp::sum: return launch<RK::sum, T>(x, nullptr, n, false, out, max_blocks, s, stream);
+    case ReduceOp::min: return launch<RK::min, T>(x, nullptr, n, false, out, max_blocks, s, stream);
+    case ReduceOp::max: return launch<RK::max, T>(x, nullptr, n, false, out, max_blocks, s, stream);
+    case ReduceOp::sum_squares: return launch<RK::sum_squares, T>(x, nullptr, n, false, out, max_blocks, s, stream);
+    case ReduceOp::norm2: return launch<RK::sum_squares, T>(x, nullptr, n, true, out, max_blocks, s, stream);
+    case ReduceOp::max_abs: return launch<RK::max_abs, T>(x, nullptr, n, false, out, max_blocks, s, stream);
   }
   return cudaErrorInvalidValue;
 }
 
 template <class T>
-cudaError_t launch_dot(const T* x, const T* y, std::int64_t n, int blocks, const ReduceScratch& s,
+cudaError_t launch_dot(const T* x, const T* y, std::int64_t n, T* out, int max_blocks, const ReduceScratch& s,
                        cudaStream_t stream) {
-  return launch<RK::dot, T>(x, y, n, blocks, s, stream);
+  return launch<RK::dot, T>(x, y, n, false, out, max_blocks, s, stream);
 }
 
-template cudaError_t launch_reduce<float>(ReduceOp, const float*, std::int64_t, int, const ReduceScratch&,
+template cudaError_t launch_reduce<float>(ReduceOp, const float*, std::int64_t, float*, int, const ReduceScratch&,
                                           cudaStream_t);
-template cudaError_t launch_reduce<double>(ReduceOp, const double*, std::int64_t, int, const ReduceScratch&,
+template cudaError_t launch_reduce<double>(ReduceOp, const double*, std::int64_t, double*, int, const ReduceScratch&,
                                            cudaStream_t);
-template cudaError_t launch_dot<float>(const float*, const float*, std::int64_t, int, const ReduceScratch&,
+template cudaError_t launch_dot<float>(const float*, const float*, std::int64_t, float*, int, const ReduceScratch&,
                                        cudaStream_t);
-template cudaError_t launch_dot<double>(const double*, const double*, std::int64_t, int, const ReduceScratch&,
-                                        cudaStream_t);
+template cudaError_t launch_dot<double>(const double*, const double*, std::int64_t, double*, int,
+                                        const ReduceScratch&, cudaStream_t);
 
 }  // namespace tessera::cuda

@@ -64,7 +64,19 @@ class DenseMatrix {
     static const Device none;
     return buf_ ? buf_->device() : none;
   }
+  /// A matrix over `storage` with element (0, 0) at element `offset` (what block() and DLPack
+  /// imports build); throws InvalidArgument when it does not fit or ld < cols.
+  DenseMatrix(std::shared_ptr<Buffer> storage, std::int64_t offset, std::int64_t rows, std::int64_t cols,
+              std::int64_t ld)
+      : buf_(std::move(storage)), rows_(rows), cols_(cols), ld_(ld), offset_(offset) {
+    if (!buf_) throw InvalidArgument("DenseMatrix: the storage is null");
+    detail::dense_bytes(rows, cols, ld, sizeof(T));  // shape and ld checks
+    const std::int64_t span = rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
+    detail::check_subrange("DenseMatrix", offset, span, static_cast<std::int64_t>(buf_->bytes() / sizeof(T)));
+  }
   std::int64_t offset() const { return offset_; }  ///< elements from the start of the storage to (0, 0)
+  /// The storage (shared by blocks); null for a default-constructed matrix.
+  const std::shared_ptr<Buffer>& storage() const { return buf_; }
   /// The native handle of the storage (see Vector::native_handle).
   void* native_handle() const { return buf_ ? buf_->handle() : nullptr; }
 
