@@ -1,6 +1,7 @@
 // The vector algebra (fill, axpby, elementwise, axpby_dot, dot2): streaming kernels, one pass
 // each. cpu device: one contiguous chunk per thread; the fused dots combine per-thread partial
-// sums as reduce does (reduce.min_per_thread sets their threads).
+// sums as reduce does (reduce.min_per_thread sets their threads). OpenCL: streaming kernels of
+// vector.wg work-items per group; the fused dots use reduce's shapes (reduce.wg, groups_per_cu).
 #include "tuning/tuning.hpp"
 
 namespace tessera::tuning {
@@ -11,6 +12,13 @@ const std::vector<ParamSpec>& vector_params() {
       // amortise a fork/join of a few us, as for reduce.
       {"vector.min_per_thread", "cpu: elements per thread below which fewer threads run", 1, 1 << 30, Shape::any,
        {{"cpu/*", 1 << 16}}},
+      // OpenCL: fill, axpby and elementwise run one element per work-item. GPUs: 256 keeps
+      // several groups per SM/CU resident; PoCL and Intel's CPU runtime run a group as a
+      // vectorised loop, where bigger groups mean fewer group launches per call.
+      {"vector.wg", "opencl: work-group size of the streaming kernels (fill, axpby, elementwise)", 1, 1024,
+       Shape::pow2,
+       {{"opencl/nvidia", 256}, {"opencl/amd-gcn", 256}, {"opencl/pocl-cpu", 1024}, {"opencl/intel-cpu", 1024},
+        {"opencl/generic", 64}}},
   };
   return p;
 }
