@@ -1,5 +1,5 @@
 // The vector algebra (kernels/opencl/vector.cl): fill, axpby and elementwise are one streaming
-// launch each (vector.wg work-items per group, one element each); axpby_dot and dot2 are a
+// launch each (vector.wg work-items per group, vector.chunk elements each); axpby_dot and dot2 are a
 // reduction's first pass (reduce.wg x a bounded number of groups, as reduce's gpu kernels) and
 // reduce.cl's final pass into `out` (reduce.hpp), with the partials in the queue's ReduceScratch.
 // Coefficients go to the kernels as a value and four (buffer, offset) factors, read on the device.
@@ -24,8 +24,11 @@ cl::Kernel& vector_kernel(OpenCLBackend& cl, const char* name) {
   return cl.kernel("vector.cl", dtype_v<T>, vector_defines<T>(cl), name);
 }
 
-// A streaming kernel's launch over n elements.
-cl::NDRange stream_global(const OpenCLBackend& cl, std::int64_t n) { return round_up(n, cl.tuning()["vector.wg"]); }
+// A streaming kernel's launch over n elements: a work-item per vector.chunk of them.
+cl::NDRange stream_global(const OpenCLBackend& cl, std::int64_t n) {
+  const std::int64_t chunk = cl.tuning()["vector.chunk"];
+  return round_up((n + chunk - 1) / chunk, cl.tuning()["vector.wg"]);
+}
 cl::NDRange stream_local(const OpenCLBackend& cl) { return static_cast<std::size_t>(cl.tuning()["vector.wg"]); }
 
 // Groups of a fused dot's first pass over n elements: as reduce's gpu kernels.

@@ -1,5 +1,6 @@
 // The vector algebra (backends/opencl/vector.cpp): fill, axpby and elementwise as streaming
-// kernels (one element per work-item: neighbouring work-items touch neighbouring elements, and
+// kernels (GPUs: one element per work-item, neighbouring work-items touching neighbouring
+// elements; CPUs: a chunk of vector.chunk elements per work-item; and
 // every view's offset is applied at the start, so no alignment is assumed), and the fused dots
 // axpby_dot and dot2 as the first pass of a reduction (one ACC partial per work-group, grid-stride
 // over the elements, a tree in local memory), whose partials reduce.cl's reduce_sum_final turns
@@ -8,10 +9,30 @@
 #ifndef VECTOR_WG
 #define VECTOR_WG 256
 #endif
+// Consecutive elements per work-item of the streaming kernels: 1 on GPUs (coalescing); CPUs run a
+// loop over a chunk, which their compiler vectorises, and form the coefficient once per chunk.
+#ifndef VECTOR_CHUNK
+#define VECTOR_CHUNK 1
+#endif
+#define CHUNK_BEGIN ((long)get_global_id(0) * VECTOR_CHUNK)
+#define CHUNK_END(n) min(CHUNK_BEGIN + VECTOR_CHUNK, (long)(n))
 #ifndef REDUCE_WG
 #define REDUCE_WG 256
 #endif
-// Elements per work-item and pass of the fused dots' grid-stride loop, all loaded before any is
+// The fused dots' element order: GPUs: grid-stride (neighbouring work-items read neighbouring
+// elements); CPUs (VECTOR_CHUNK > 1): each work-item a contiguous range, which stays in its core's
+// caches and prefetchers. INDEX(base, u): the element of pass `base`, slot u.
+#if VECTOR_CHUNK > 1
+#define FUSED_SETUP(n)                                                  \
+  const long len = ((n) + get_global_size(0) - 1) / get_global_size(0); \
+  const long g = get_global_id(0) * len, stride = 1;                    \
+  const long lim = min(g + len, (long)(n));
+#else
+#define FUSED_SETUP(n)                                                  \
+  const long g = get_global_id(0), stride = get_global_size(0);         \
+  const long lim = (n);
+#endif
+// Elements per work-item and pass of the fused dots' loop, all loaded before any is
 // stored: the loads of one pass are in flight together (without restrict the compiler may not
 // move a load of x past a store to y).
 #define FUSED_UNROLL 4
@@ -43,27 +64,36 @@ inline REAL coef(REAL v, __global const REAL* n0, long n0o, __global const REAL*
 // be one of its own factors.
 __kernel void vector_fill(COEF_PARAMS(value), __global REAL* y, long yoff, long n) {
   const REAL v = COEF(value);
-  const long i = get_global_id(0);
-  if (i < n) y[yoff + i] = v;
+  y += yoff;
+  for (long i = CHUNK_BEGIN, e = CHUNK_END(n); i < e; ++i) y[i] = v;
 }
 
 // y = alpha x + beta y; read_y = 0 (beta a host zero): y is only written. x may be y.
 __kernel void vector_axpby(COEF_PARAMS(alpha), __global const REAL* x, long xoff, COEF_PARAMS(beta),
                            __global REAL* y, long yoff, long n, int read_y) {
   const REAL a = COEF(alpha), b = COEF(beta);
-  const long i = get_global_id(0);
-  if (i >= n) return;
-  const REAL ax = a * x[xoff + i];
-  y[yoff + i] = read_y ? ax + b * y[yoff + i] : ax;
+  x += xoff;
+  y += yoff;
+  const long begin = CHUNK_BEGIN, end = CHUNK_END(n);
+  if (read_y)
+    for (long i = begin; i < end; ++i) y[i] = a * x[i] + b * y[i];
+  else
+    for (long i = begin; i < end; ++i) y[i] = a * x[i];
 }
 
 // z = x * y (op 0), x / y (op 1) or 1 / x (op 2, y unread); z may be x or y.
 __kernel void vector_elementwise(int op, __global const REAL* x, long xoff, __global const REAL* y, long yoff,
                                  __global REAL* z, long zoff, long n) {
-  const long i = get_global_id(0);
-  if (i >= n) return;
-  const REAL a = x[xoff + i];
-  z[zoff + i] = op == 0 ? a * y[yoff + i] : op == 1 ? a / y[yoff + i] : (REAL)1 / a;
+  x += xoff;
+  y += yoff;
+  z += zoff;
+  const long begin = CHUNK_BEGIN, end = CHUNK_END(n);
+  if (op == 0)
+    for (long i = begin; i < end; ++i) z[i] = x[i] * y[i];
+  else if (op == 1)
+    for (long i = begin; i < end; ++i) z[i] = x[i] / y[i];
+  else
+    for (long i = begin; i < end; ++i) z[i] = (REAL)1 / x[i];
 }
 
 // The work-group's sum of s into partial[slot] (all work-items call it).
@@ -87,21 +117,21 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_axpb
   x += xoff;
   y += yoff;
   w += woff;
-  const long g = get_global_id(0), stride = get_global_size(0);
+  FUSED_SETUP(n)
   ACC s = 0;
-  for (long base = g; base < n; base += stride * FUSED_UNROLL) {
+  for (long base = g; base < lim; base += stride * FUSED_UNROLL) {
     REAL xv[FUSED_UNROLL], yv[FUSED_UNROLL], wv[FUSED_UNROLL];
 #pragma unroll
     for (int u = 0; u < FUSED_UNROLL; ++u) {
       const long i = base + u * stride;
-      xv[u] = i < n ? x[i] : 0;
-      yv[u] = i < n && read_y ? y[i] : 0;
-      wv[u] = i < n && !w_is_y ? w[i] : 0;
+      xv[u] = i < lim ? x[i] : 0;
+      yv[u] = i < lim && read_y ? y[i] : 0;
+      wv[u] = i < lim && !w_is_y ? w[i] : 0;
     }
 #pragma unroll
     for (int u = 0; u < FUSED_UNROLL; ++u) {
       const long i = base + u * stride;
-      if (i < n) {
+      if (i < lim) {
         const REAL r = read_y ? a * xv[u] + b * yv[u] : a * xv[u];
         y[i] = r;
         s += (ACC)r * (ACC)(w_is_y ? r : wv[u]);
@@ -119,16 +149,16 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_dot2
   x += xoff;
   y += yoff;
   z += zoff;
-  const long g = get_global_id(0), stride = get_global_size(0);
+  FUSED_SETUP(n)
   ACC sy = 0, sz = 0;
-  for (long base = g; base < n; base += stride * FUSED_UNROLL) {
+  for (long base = g; base < lim; base += stride * FUSED_UNROLL) {
     REAL xv[FUSED_UNROLL], yv[FUSED_UNROLL], zv[FUSED_UNROLL];
 #pragma unroll
     for (int u = 0; u < FUSED_UNROLL; ++u) {
       const long i = base + u * stride;
-      xv[u] = i < n ? x[i] : 0;
-      yv[u] = i < n ? y[i] : 0;
-      zv[u] = i < n ? z[i] : 0;
+      xv[u] = i < lim ? x[i] : 0;
+      yv[u] = i < lim ? y[i] : 0;
+      zv[u] = i < lim ? z[i] : 0;
     }
 #pragma unroll
     for (int u = 0; u < FUSED_UNROLL; ++u) {
