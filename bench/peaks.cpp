@@ -159,22 +159,23 @@ Peaks measure_device_copy_peak(const tessera::Device& device) {
   tessera::Buffer src(device, bytes), dst(device, bytes);
   std::vector<unsigned char> init(bytes, 1);
   src.upload(init.data(), bytes);
-  tessera::Backend& be = device.backend();
-  be.copy(dst.handle(), src.handle(), bytes);  // warm-up
+  const tessera::Queue q = device.queue();
+  auto copy = [&] { dst.copy_from(q, 0, src, 0, bytes); };
+  copy();  // warm-up
   device.synchronize();
   // The device's own clock where it has one (CUDA events), as the measurements use.
-  const std::unique_ptr<tessera::DeviceTimer> timer = be.device_timer();
+  const std::unique_ptr<tessera::DeviceTimer> timer = device.backend().device_timer(q.backend_queue());
   double best = 1e30;
   for (int p = 0; p < 10; ++p) {
     if (timer) {
       timer->start();
-      be.copy(dst.handle(), src.handle(), bytes);
+      copy();
       timer->stop();
       best = std::min(best, timer->elapsed_ms() * 1e-3);
       continue;
     }
     const double t0 = now_s();
-    be.copy(dst.handle(), src.handle(), bytes);
+    copy();
     device.synchronize();
     best = std::min(best, now_s() - t0);
   }

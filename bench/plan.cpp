@@ -229,7 +229,7 @@ RunOutput run_bench(const Options& o) {
   // The device clocks (events on the backend's stream or queue), once per device; host clock elsewhere.
   for (auto& td : timed) {
     try {
-      td.timer = td.device.backend().device_timer();
+      td.timer = td.device.backend().device_timer(td.device.queue().backend_queue());
     } catch (const std::exception& e) {
       info.notes.push_back("device " + td.device.spec() + ": no device clock, host clock used: " + first_line(e.what()));
     }

@@ -8,6 +8,8 @@ packages=(
   g++ cmake ninja-build pkg-config git doxygen
   # libraries the build needs
   libhwy-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # DLPack interop (tessera/dlpack.hpp: one header) and the thread-safety build (TSan runtime)
+  libdlpack-dev
   # OpenCL: ICD loader, C++ bindings, and PoCL so the OpenCL plugin runs on the CPU in tests
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
   # benchmark baselines: CPU (OpenBLAS, Eigen, oneDNN) and OpenCL (CLBlast, ViennaCL)

@@ -1,6 +1,9 @@
 # Every public header must compile on its own (it includes what it uses), without warnings
 # under -Wall -Wextra -Wpedantic, in C++17 and C++20. One generated source per header.
 file(GLOB TESSERA_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lib/include/tessera/*.hpp)
+if(NOT TESSERA_HAS_DLPACK)  # tessera/dlpack.hpp needs dlpack/dlpack.h
+  list(FILTER TESSERA_PUBLIC_HEADERS EXCLUDE REGEX "/dlpack\\.hpp$")
+endif()
 foreach(std 17 20)
   set(sources "")
   foreach(header ${TESSERA_PUBLIC_HEADERS})

@@ -72,12 +72,14 @@ TEST_CASE("plugin loader: a good plugin loads with its devices, and its backend 
   const double in[3] = {1.0, -2.5, 4.0};
   double out[3] = {};
   void* mem = b->allocate(sizeof in);
-  b->upload(mem, in, sizeof in);
-  b->download(out, mem, sizeof out);
+  const std::shared_ptr<tessera::QueueImpl> q = b->create_queue();
+  REQUIRE(q != nullptr);
+  b->upload(*q, mem, 0, in, sizeof in, true);
+  b->download(*q, out, mem, 0, sizeof out, true);
   b->deallocate(mem);
   CHECK(out[1] == -2.5);
   try {
-    b->reduce(tessera::DType::f32, tessera::ReduceOp::sum, {});
+    b->reduce(tessera::DType::f32, *q, tessera::ReduceOp::sum, {}, {});
     FAIL("reduce did not throw");
   } catch (const tessera::NotImplemented& e) {
     CHECK(contains(e.what(), "testgood"));

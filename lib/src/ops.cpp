@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "queue_state.hpp"
 #include "tessera/errors.hpp"
+#include "tessera/queue.hpp"
 
 namespace tessera {
 
@@ -26,6 +28,21 @@ const Device& same_device(const char* op, const A& first, const Rest&... rest) {
   return d;
 }
 
+// The queue must belong to the operands' device.
+void check_queue(const char* op, const Queue& q, const Device& d) {
+  if (q.device() != d)
+    throw DeviceMismatch(std::string(op) + ": the queue belongs to " + q.device().spec() + ", the operands to " +
+                         d.spec());
+}
+
+// The queue of the forms without one: the first operand's default queue (an empty operand gets
+// an empty queue; the queue form then reports the empty operand).
+template <class A>
+Queue default_queue(const A& first) {
+  const Device& d = first.device();
+  return d ? d.queue() : Queue();
+}
+
 std::int64_t op_rows(Trans t, const MatView& m) { return t == Trans::N ? m.rows : m.cols; }
 std::int64_t op_cols(Trans t, const MatView& m) { return t == Trans::N ? m.cols : m.rows; }
 
@@ -45,22 +62,36 @@ void check_triangle(const char* op, Uplo uplo, Diag diag) {
 
 // Outputs never share storage with an input they are computed from (BLAS's rule): the kernels
 // read inputs while they write the output, so an aliased call would compute garbage. Two
-// read-only inputs may be the same container. Handles compare allocations (views start at the
-// beginning of theirs).
-void check_not_aliased(const char* op, const char* out_name, const void* out, const char* in_name, const void* in) {
-  if (out != nullptr && out == in)
-    throw InvalidArgument(std::string(op) + ": the output " + out_name + " is the same container as the input " +
-                          in_name + "; the output needs storage of its own");
+// read-only inputs may be the same container. Views are compared by the element ranges they
+// span in their allocation, so two disjoint blocks of one matrix may be used together.
+struct Span {
+  const void* data = nullptr;
+  std::int64_t begin = 0, end = 0;  // elements [begin, end) of the allocation
+};
+Span span(const VecView& v) { return {v.data, v.offset, v.offset + v.n}; }
+Span span(const MatView& m) {
+  return {m.data, m.offset, m.rows == 0 || m.cols == 0 ? m.offset : m.offset + (m.rows - 1) * m.ld + m.cols};
+}
+Span span(const GridView& g) { return {g.data, 0, g.nx * g.ny * g.nz}; }
+Span span(const TensorView& t) { return {t.data, 0, t.n * t.c * t.h * t.w}; }
+bool overlap(const Span& a, const Span& b) {
+  return a.data != nullptr && a.data == b.data && a.begin < b.end && b.begin < a.end;
+}
+template <class V, class W>
+void check_not_aliased(const char* op, const char* out_name, const V& out, const char* in_name, const W& in) {
+  if (overlap(span(out), span(in)))
+    throw InvalidArgument(std::string(op) + ": the output " + out_name + " shares storage with the input " + in_name +
+                          "; the output needs storage of its own");
 }
 
 // alpha == 0 in gemm and trsm, as BLAS defines it and on every device alike: C = beta * C and
 // X = 0, with A and B not read (so NaN or Inf in them does not reach the result). Both run as
 // the backend's gemm with an inner dimension of 0, which every backend computes as C = beta * C
 // without touching A or B (beta == 0: C only written).
-void scale_by_gemm(Backend& b, DType dt, double beta, const MatView& c) {
+void scale_by_gemm(detail::Enqueue& e, DType dt, double beta, const MatView& c) {
   if (beta == 1.0) return;  // C = C
-  MatView a{c.data, c.rows, 0, c.ld}, bm{c.data, 0, c.cols, c.ld};
-  b.gemm(dt, Trans::N, Trans::N, 0.0, a, bm, beta, c);
+  MatView a{c.data, c.rows, 0, c.ld, c.offset}, bm{c.data, 0, c.cols, c.ld, c.offset};
+  e.backend().gemm(dt, e.impl(), Trans::N, Trans::N, 0.0, a, bm, beta, c);
 }
 
 template <class T>
@@ -89,70 +120,153 @@ std::int64_t conv_output_size(std::int64_t in, std::int64_t filter, std::int64_t
   return span / stride + 1;
 }
 
+namespace {
+
+// The checks of reduce, shared by its host and device-scalar forms; false: x is empty and the
+// result is 0 without running anything.
 template <class T>
-T reduce(ReduceOp op, const Vector<T>& x) {
-  const Device& d = same_device("reduce", x);
-  check_enum("reduce", "op", op, ReduceOp::max_abs);
-  if (x.size() == 0) {
-    if (op == ReduceOp::min || op == ReduceOp::max)
-      throw InvalidArgument(std::string("reduce ") + to_string(op) + ": the vector is empty, expected at least 1 element");
-    return T(0);
-  }
-  return static_cast<T>(d.backend().reduce(dtype_v<T>, op, x.view()));
+bool check_reduce(const Queue& q, ReduceOp op, const Vector<T>& x) {
+  check_queue("reduce", q, same_device("reduce", x));
+  check_enum("reduce", "op", op, ReduceOp::norm2);
+  if (x.size() == 0 && (op == ReduceOp::min || op == ReduceOp::max))
+    throw InvalidArgument(std::string("reduce ") + to_string(op) + ": the vector is empty, expected at least 1 element");
+  return x.size() > 0;
 }
 
 template <class T>
-T dot(const Vector<T>& x, const Vector<T>& y) {
-  const Device& d = same_device("dot", x, y);
+bool check_dot(const Queue& q, const Vector<T>& x, const Vector<T>& y) {
+  check_queue("dot", q, same_device("dot", x, y));
   if (x.size() != y.size())
     throw DimensionMismatch("dot: x has " + std::to_string(x.size()) + " elements, y has " + std::to_string(y.size()));
-  if (x.size() == 0) return T(0);
-  return static_cast<T>(d.backend().dot(dtype_v<T>, x.view(), y.view()));
+  return x.size() > 0;
+}
+
+// Runs `enqueue(e, slot)` writing one T into the queue's result slot, and downloads it: the
+// value-returning forms (a host wait), with the queue held throughout so no other thread's
+// result lands in the slot between the two.
+template <class T, class F>
+T via_slot(const Queue& q, F&& enqueue) {
+  detail::Enqueue e(q);
+  const VecView slot = e.slot();
+  enqueue(e, slot);
+  T h{};
+  e.backend().download(e.impl(), &h, slot.data, 0, sizeof(T), true);
+  return h;
+}
+
+}  // namespace
+
+template <class T>
+T reduce(const Queue& q, ReduceOp op, const Vector<T>& x) {
+  if (!check_reduce(q, op, x)) return T(0);
+  return via_slot<T>(q, [&](detail::Enqueue& e, const VecView& slot) {
+    e.backend().reduce(dtype_v<T>, e.impl(), op, x.view(), slot);
+  });
+}
+template <class T>
+T reduce(ReduceOp op, const Vector<T>& x) {
+  return reduce(default_queue(x), op, x);
 }
 
 template <class T>
-void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y) {
-  const Device& d = same_device("spmv", A, x, y);
+T dot(const Queue& q, const Vector<T>& x, const Vector<T>& y) {
+  if (!check_dot(q, x, y)) return T(0);
+  return via_slot<T>(q, [&](detail::Enqueue& e, const VecView& slot) {
+    e.backend().dot(dtype_v<T>, e.impl(), x.view(), y.view(), slot);
+  });
+}
+template <class T>
+T dot(const Vector<T>& x, const Vector<T>& y) {
+  return dot(default_queue(x), x, y);
+}
+
+template <class T>
+void reduce(const Queue& q, ReduceOp op, const Vector<T>& x, Scalar<T>& out) {
+  check_queue("reduce", q, same_device("reduce", x, out));
+  if (!check_reduce(q, op, x)) return fill(q, T(0), out);
+  detail::Enqueue e(q);
+  e.backend().reduce(dtype_v<T>, e.impl(), op, x.view(), out.view());
+}
+
+template <class T>
+void dot(const Queue& q, const Vector<T>& x, const Vector<T>& y, Scalar<T>& out) {
+  check_queue("dot", q, same_device("dot", x, y, out));
+  if (!check_dot(q, x, y)) return fill(q, T(0), out);
+  detail::Enqueue e(q);
+  e.backend().dot(dtype_v<T>, e.impl(), x.view(), y.view(), out.view());
+}
+template <class T>
+void dot(const Vector<T>& x, const Vector<T>& y, Scalar<T>& out) {
+  dot(default_queue(x), x, y, out);
+}
+
+template <class T>
+T norm2(const Vector<T>& x) {
+  return reduce(ReduceOp::norm2, x);
+}
+
+template <class T>
+void spmv(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
+          Vector<T>& y) {
+  check_queue("spmv", q, same_device("spmv", A, x, y));
   if (x.size() != A.cols() || y.size() != A.rows())
     throw DimensionMismatch("spmv: A is " + shape(A.rows(), A.cols()) + ", x has " + std::to_string(x.size()) +
                             " and y has " + std::to_string(y.size()) + " elements; expected x = cols, y = rows");
-  if (x.view().data != nullptr && x.view().data == y.view().data)
-    throw InvalidArgument("spmv: x and y are the same vector; the product needs a separate output vector");
+  if (overlap(span(x.view()), span(y.view())))
+    throw InvalidArgument("spmv: x and y share storage; the product needs a separate output vector");
   if (A.rows() == 0) return;
-  d.backend().spmv(dtype_v<T>, alpha, A.view(), x.view(), beta, y.view());
+  detail::Enqueue e(q);
+  e.backend().spmv(dtype_v<T>, e.impl(), alpha, A.view(), x.view(), beta, y.view());
+}
+template <class T>
+void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta, Vector<T>& y) {
+  spmv(default_queue(A), alpha, A, x, beta, y);
 }
 
 template <class T>
-void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x) {
-  const Device& d = same_device("trsv", A, x);
+void trsv(const Queue& q, Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x) {
+  check_queue("trsv", q, same_device("trsv", A, x));
   check_triangle("trsv", uplo, diag);
   check_trans("trsv", "trans", trans);
   check_square("trsv", A);
   if (x.size() != A.rows())
     throw DimensionMismatch("trsv: A is " + shape(A.rows(), A.cols()) + ", x has " + std::to_string(x.size()) +
                             " elements, expected " + std::to_string(A.rows()));
+  check_not_aliased("trsv", "x", x.view(), "A", A.view());
   if (A.rows() == 0) return;
-  d.backend().trsv(dtype_v<T>, uplo, trans, diag, A.view(), x.view());
+  detail::Enqueue e(q);
+  e.backend().trsv(dtype_v<T>, e.impl(), uplo, trans, diag, A.view(), x.view());
+}
+template <class T>
+void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x) {
+  trsv(default_queue(A), uplo, trans, diag, A, x);
 }
 
 template <class T>
-void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B) {
-  const Device& d = same_device("trsm", A, B);
+void trsm(const Queue& q, Uplo uplo, Trans trans, Diag diag, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          DenseMatrix<T>& B) {
+  check_queue("trsm", q, same_device("trsm", A, B));
   check_triangle("trsm", uplo, diag);
   check_trans("trsm", "trans", trans);
   check_square("trsm", A);
   if (B.rows() != A.rows())
     throw DimensionMismatch("trsm: A is " + shape(A.rows(), A.cols()) + ", B is " + shape(B.rows(), B.cols()) +
                             ", expected B with " + std::to_string(A.rows()) + " rows");
-  check_not_aliased("trsm", "B", B.view().data, "A", A.view().data);
+  check_not_aliased("trsm", "B", B.view(), "A", A.view());
   if (B.rows() == 0 || B.cols() == 0) return;
-  if (alpha == T(0)) return scale_by_gemm(d.backend(), dtype_v<T>, 0.0, B.view());
-  d.backend().trsm(dtype_v<T>, uplo, trans, diag, alpha, A.view(), B.view());
+  detail::Enqueue e(q);
+  if (alpha == T(0)) return scale_by_gemm(e, dtype_v<T>, 0.0, B.view());
+  e.backend().trsm(dtype_v<T>, e.impl(), uplo, trans, diag, alpha, A.view(), B.view());
+}
+template <class T>
+void trsm(Uplo uplo, Trans trans, Diag diag, detail::same_t<T> alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B) {
+  trsm(default_queue(A), uplo, trans, diag, alpha, A, B);
 }
 
 template <class T>
-SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A) {
+SptrsvPlan<T> sptrsv_analyze(const Queue& q, Uplo uplo, Diag diag, const CsrMatrix<T>& A) {
   const Device& d = same_device("sptrsv_analyze", A);
+  check_queue("sptrsv_analyze", q, d);
   check_triangle("sptrsv_analyze", uplo, diag);
   if (A.rows() != A.cols())
     throw DimensionMismatch("sptrsv_analyze: A is " + shape(A.rows(), A.cols()) + ", expected a square matrix");
@@ -160,27 +274,44 @@ SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A) {
   plan.A_ = A;
   plan.uplo_ = uplo;
   plan.diag_ = diag;
-  plan.data_ = d.backend().sptrsv_analyze(dtype_v<T>, uplo, diag, A.view());
+  {
+    detail::Enqueue e(q);
+    plan.data_ = e.backend().sptrsv_analyze(dtype_v<T>, e.impl(), uplo, diag, A.view());
+  }
   if (!plan.data_) throw Error("sptrsv_analyze: backend " + d.spec() + " returned no plan");
   return plan;
 }
+template <class T>
+SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A) {
+  return sptrsv_analyze(default_queue(A), uplo, diag, A);
+}
 
 template <class T>
-void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x) {
+void sptrsv_solve(const Queue& q, const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x) {
   if (!plan) throw InvalidArgument("sptrsv_solve: the plan is empty; call sptrsv_analyze first");
   const CsrMatrix<T>& A = plan.matrix();
-  const Device& d = same_device("sptrsv_solve", A, b, x);
+  check_queue("sptrsv_solve", q, same_device("sptrsv_solve", A, b, x));
   if (b.size() != A.rows() || x.size() != A.rows())
     throw DimensionMismatch("sptrsv_solve: A is " + shape(A.rows(), A.cols()) + ", b has " + std::to_string(b.size()) +
                             " and x has " + std::to_string(x.size()) + " elements, expected " +
                             std::to_string(A.rows()));
+  // x may be b itself, but not a view overlapping it elsewhere.
+  const VecView bv = b.view(), xv = x.view();
+  if (overlap(span(bv), span(xv)) && bv.offset != xv.offset)
+    throw InvalidArgument("sptrsv_solve: x partly overlaps b; pass the same vector or separate storage");
   if (A.rows() == 0) return;
-  d.backend().sptrsv_solve(dtype_v<T>, plan.data(), A.view(), b.view(), x.view());
+  detail::Enqueue e(q);
+  e.backend().sptrsv_solve(dtype_v<T>, e.impl(), plan.data(), A.view(), bv, xv);
+}
+template <class T>
+void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x) {
+  sptrsv_solve(plan ? default_queue(plan.matrix()) : Queue(), plan, b, x);
 }
 
 template <class T>
-void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta, DenseMatrix<T>& C) {
-  const Device& d = same_device("gemm", A, B, C);
+void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C) {
+  check_queue("gemm", q, same_device("gemm", A, B, C));
   check_trans("gemm", "ta", ta);
   check_trans("gemm", "tb", tb);
   const MatView a = A.view(), b = B.view(), c = C.view();
@@ -188,16 +319,22 @@ void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatri
   if (k != kb || C.rows() != m || C.cols() != n)
     throw DimensionMismatch(std::string("gemm: op(A) is ") + shape(m, k) + ", op(B) is " + shape(kb, n) + ", C is " +
                             shape(C.rows(), C.cols()) + "; expected op(A) m x k, op(B) k x n, C m x n");
-  check_not_aliased("gemm", "C", c.data, "A", a.data);
-  check_not_aliased("gemm", "C", c.data, "B", b.data);
+  check_not_aliased("gemm", "C", c, "A", a);
+  check_not_aliased("gemm", "C", c, "B", b);
   if (m == 0 || n == 0) return;
-  if (alpha == T(0)) return scale_by_gemm(d.backend(), dtype_v<T>, static_cast<double>(beta), c);
-  d.backend().gemm(dtype_v<T>, ta, tb, alpha, a, b, beta, c);
+  detail::Enqueue e(q);
+  if (alpha == T(0)) return scale_by_gemm(e, dtype_v<T>, static_cast<double>(beta), c);
+  e.backend().gemm(dtype_v<T>, e.impl(), ta, tb, alpha, a, b, beta, c);
+}
+template <class T>
+void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B,
+          detail::same_t<T> beta, DenseMatrix<T>& C) {
+  gemm(default_queue(A), ta, tb, alpha, A, B, beta, C);
 }
 
 template <class T>
-void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps) {
-  const Device& d = same_device("stencil", u);
+void stencil(const Queue& q, const std::vector<T>& coeffs, Grid<T>& u, int steps) {
+  check_queue("stencil", q, same_device("stencil", u));
   const int radius = static_cast<int>(coeffs.size()) - 1;
   if (radius < 1 || radius > StencilSpec::max_radius)
     throw InvalidArgument("stencil: " + std::to_string(coeffs.size()) +
@@ -207,12 +344,18 @@ void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps) {
   StencilSpec spec;
   spec.radius = radius;
   for (int i = 0; i <= radius; ++i) spec.coeffs[static_cast<std::size_t>(i)] = static_cast<double>(coeffs[static_cast<std::size_t>(i)]);
-  d.backend().stencil(dtype_v<T>, spec, u.view(), steps);
+  detail::Enqueue e(q);
+  e.backend().stencil(dtype_v<T>, e.impl(), spec, u.view(), steps);
+}
+template <class T>
+void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps) {
+  stencil(default_queue(u), coeffs, u, steps);
 }
 
 template <class T>
-void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter, DenseMatrix<T>& out) {
-  const Device& d = same_device("conv2d", image, filter, out);
+void conv2d(const Queue& q, ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter,
+            DenseMatrix<T>& out) {
+  check_queue("conv2d", q, same_device("conv2d", image, filter, out));
   check_enum("conv2d", "mode", mode, ConvMode::same);
   if (filter.rows() != filter.cols() || filter.rows() < 1)
     throw DimensionMismatch("conv2d: filter is " + shape(filter.rows(), filter.cols()) +
@@ -227,14 +370,19 @@ void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& fi
                           " filter gives an empty output");
   if (out.rows() != P || out.cols() != Q)
     throw DimensionMismatch("conv2d: out is " + shape(out.rows(), out.cols()) + ", expected " + shape(P, Q));
-  check_not_aliased("conv2d", "out", out.view().data, "image", image.view().data);
-  check_not_aliased("conv2d", "out", out.view().data, "filter", filter.view().data);
-  d.backend().conv2d(dtype_v<T>, mode, image.view(), filter.view(), out.view());
+  check_not_aliased("conv2d", "out", out.view(), "image", image.view());
+  check_not_aliased("conv2d", "out", out.view(), "filter", filter.view());
+  detail::Enqueue e(q);
+  e.backend().conv2d(dtype_v<T>, e.impl(), mode, image.view(), filter.view(), out.view());
+}
+template <class T>
+void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter, DenseMatrix<T>& out) {
+  conv2d(default_queue(image), mode, image, filter, out);
 }
 
 template <class T>
-void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out) {
-  const Device& d = same_device("conv_layer", in, filter, out);
+void conv_layer(const Queue& q, const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out) {
+  check_queue("conv_layer", q, same_device("conv_layer", in, filter, out));
   if (filter.c() != in.c())
     throw DimensionMismatch("conv_layer: input has C = " + std::to_string(in.c()) + " channels, filter has C = " +
                             std::to_string(filter.c()) + "; expected equal");
@@ -245,24 +393,45 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
                             std::to_string(out.h()) + "x" + std::to_string(out.w()) + ", expected N x K x P x Q = " +
                             std::to_string(in.n()) + "x" + std::to_string(filter.n()) + "x" + std::to_string(P) + "x" +
                             std::to_string(Q));
-  check_not_aliased("conv_layer", "out", out.view().data, "in", in.view().data);
-  check_not_aliased("conv_layer", "out", out.view().data, "filter", filter.view().data);
+  check_not_aliased("conv_layer", "out", out.view(), "in", in.view());
+  check_not_aliased("conv_layer", "out", out.view(), "filter", filter.view());
   if (out.size() == 0) return;
-  d.backend().conv_layer(dtype_v<T>, p, in.view(), filter.view(), out.view());
+  detail::Enqueue e(q);
+  e.backend().conv_layer(dtype_v<T>, e.impl(), p, in.view(), filter.view(), out.view());
+}
+template <class T>
+void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out) {
+  conv_layer(default_queue(in), p, in, filter, out);
 }
 
 #define TESSERA_INSTANTIATE(T)                                                                                 \
   template T reduce<T>(ReduceOp, const Vector<T>&);                                                            \
+  template T reduce<T>(const Queue&, ReduceOp, const Vector<T>&);                                              \
+  template void reduce<T>(const Queue&, ReduceOp, const Vector<T>&, Scalar<T>&);                               \
   template T dot<T>(const Vector<T>&, const Vector<T>&);                                                       \
+  template T dot<T>(const Queue&, const Vector<T>&, const Vector<T>&);                                         \
+  template void dot<T>(const Queue&, const Vector<T>&, const Vector<T>&, Scalar<T>&);                          \
+  template void dot<T>(const Vector<T>&, const Vector<T>&, Scalar<T>&);                                        \
+  template T norm2<T>(const Vector<T>&);                                                                       \
   template void spmv<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                              \
+  template void spmv<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                \
   template void trsv<T>(Uplo, Trans, Diag, const DenseMatrix<T>&, Vector<T>&);                                 \
+  template void trsv<T>(const Queue&, Uplo, Trans, Diag, const DenseMatrix<T>&, Vector<T>&);                   \
   template void trsm<T>(Uplo, Trans, Diag, T, const DenseMatrix<T>&, DenseMatrix<T>&);                         \
+  template void trsm<T>(const Queue&, Uplo, Trans, Diag, T, const DenseMatrix<T>&, DenseMatrix<T>&);           \
   template SptrsvPlan<T> sptrsv_analyze<T>(Uplo, Diag, const CsrMatrix<T>&);                                   \
+  template SptrsvPlan<T> sptrsv_analyze<T>(const Queue&, Uplo, Diag, const CsrMatrix<T>&);                     \
   template void sptrsv_solve<T>(const SptrsvPlan<T>&, const Vector<T>&, Vector<T>&);                           \
+  template void sptrsv_solve<T>(const Queue&, const SptrsvPlan<T>&, const Vector<T>&, Vector<T>&);             \
   template void gemm<T>(Trans, Trans, T, const DenseMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);    \
+  template void gemm<T>(const Queue&, Trans, Trans, T, const DenseMatrix<T>&, const DenseMatrix<T>&, T,        \
+                        DenseMatrix<T>&);                                                                      \
   template void stencil<T>(const std::vector<T>&, Grid<T>&, int);                                              \
+  template void stencil<T>(const Queue&, const std::vector<T>&, Grid<T>&, int);                                \
   template void conv2d<T>(ConvMode, const DenseMatrix<T>&, const DenseMatrix<T>&, DenseMatrix<T>&);            \
-  template void conv_layer<T>(const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&);
+  template void conv2d<T>(const Queue&, ConvMode, const DenseMatrix<T>&, const DenseMatrix<T>&, DenseMatrix<T>&); \
+  template void conv_layer<T>(const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&);           \
+  template void conv_layer<T>(const Queue&, const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&);
 
 TESSERA_INSTANTIATE(float)
 TESSERA_INSTANTIATE(double)

@@ -9,6 +9,7 @@
 
 #include "builtin_backends.hpp"
 #include "plugin_loader.hpp"
+#include "queue_state.hpp"
 #include "tessera/device.hpp"
 #include "tessera/errors.hpp"
 
@@ -85,6 +86,7 @@ class Registry {
     std::vector<std::weak_ptr<Backend>> opened;     // one per device index
     std::vector<std::shared_ptr<const DeviceInfo>> infos;
     std::vector<std::string> open_errors;  // per device index: why creating it failed, if it did
+    std::vector<std::weak_ptr<detail::QueueState>> queues;  // the default queue of each open device
   };
 
   Registry() {
@@ -164,16 +166,26 @@ class Registry {
       e.opened.resize(static_cast<std::size_t>(e.status.device_count));
       e.infos.resize(static_cast<std::size_t>(e.status.device_count));
       e.open_errors.resize(static_cast<std::size_t>(e.status.device_count));
+      e.queues.resize(static_cast<std::size_t>(e.status.device_count));
     }
     const auto i = static_cast<std::size_t>(index);
-    if (auto live = e.opened[i].lock()) return Device(live, e.infos[i]);
+    if (auto live = e.opened[i].lock()) {
+      std::shared_ptr<detail::QueueState> queue = e.queues[i].lock();
+      if (!queue) {  // every handle to the device has gone, but its backend is still finishing
+        queue = std::make_shared<detail::QueueState>(live, live->create_queue());
+        e.queues[i] = queue;
+      }
+      return Device(live, e.infos[i], queue);
+    }
     std::shared_ptr<Backend> backend;
+    std::shared_ptr<detail::QueueState> queue;
     DeviceInfo info;
     try {
       backend = e.create(index);
       if (!backend)
         throw BackendUnavailable("backend " + e.status.name + " could not open device " + std::to_string(index));
       info = backend->info();
+      queue = std::make_shared<detail::QueueState>(backend, backend->create_queue());
     } catch (const std::exception& ex) {
       note_open_failure(e, index, ex.what());
       throw;
@@ -185,7 +197,8 @@ class Registry {
                     : e.status.name + ":" + std::to_string(index);
     e.opened[i] = backend;
     e.infos[i] = std::make_shared<const DeviceInfo>(std::move(info));
-    return Device(backend, e.infos[i]);
+    e.queues[i] = queue;
+    return Device(backend, e.infos[i], queue);
   }
 
   // A device the backend counted but could not create (a plugin's create_backend threw, e.g.

@@ -7,6 +7,7 @@
 #include "tessera/csr_matrix.hpp"
 #include "tessera/dense_matrix.hpp"
 #include "tessera/grid.hpp"
+#include "tessera/vector.hpp"
 
 namespace tessera::detail {
 
@@ -38,6 +39,16 @@ std::int64_t checked_cells(std::initializer_list<std::int64_t> extents, const ch
     cells *= e;
   }
   return cells;
+}
+
+}  // namespace tessera::detail
+
+namespace tessera::detail {
+
+void check_subrange(const char* what, std::int64_t offset, std::int64_t length, std::int64_t size) {
+  if (offset < 0 || length < 0 || offset > size || length > size - offset)
+    throw InvalidArgument(std::string(what) + ": elements [" + std::to_string(offset) + ", " +
+                          std::to_string(offset + length) + ") do not lie within [0, " + std::to_string(size) + ")");
 }
 
 }  // namespace tessera::detail

@@ -9,10 +9,14 @@
 #include <utility>
 
 #include "tessera/backend.hpp"
+#include "tessera/backend_operations.hpp"
 #include "tessera/errors.hpp"
 #include "tessera/plugin_abi.hpp"
 
 namespace tessera_test {
+
+// The operation signatures (backend_operations.hpp) name tessera's types unqualified.
+using namespace tessera;  // NOLINT(google-build-using-namespace)
 
 // Writes a reason the way the ABI asks: NUL-terminated and cut to the caller's buffer.
 inline void write_reason(char* reason, std::size_t reason_size, const char* text) {
@@ -50,50 +54,47 @@ class TestBackend final : public tessera::Backend {
     return p;
   }
   void deallocate(void* handle) noexcept override { std::free(handle); }
-  void upload(void* dst, const void* host_src, std::size_t bytes) override { std::memcpy(dst, host_src, bytes); }
-  void download(void* host_dst, const void* src, std::size_t bytes) override { std::memcpy(host_dst, src, bytes); }
-  void copy(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void* wrap_memory(void* native, std::size_t) override { return native; }
+  void release_wrapped(void*) noexcept override {}
+  void* allocate_host(std::size_t bytes) override { return allocate(bytes); }
+  void deallocate_host(void* p) noexcept override { std::free(p); }
+  void upload(tessera::QueueImpl&, void* dst, std::size_t off, const void* host_src, std::size_t bytes,
+              bool) override {
+    std::memcpy(static_cast<char*>(dst) + off, host_src, bytes);
+  }
+  void download(tessera::QueueImpl&, void* host_dst, const void* src, std::size_t off, std::size_t bytes,
+                bool) override {
+    std::memcpy(host_dst, static_cast<const char*>(src) + off, bytes);
+  }
+  void copy(tessera::QueueImpl&, void* dst, std::size_t doff, const void* src, std::size_t soff,
+            std::size_t bytes) override {
+    std::memcpy(static_cast<char*>(dst) + doff, static_cast<const char*>(src) + soff, bytes);
+  }
   void synchronize() override {}
+  std::shared_ptr<tessera::QueueImpl> create_queue() override { return std::make_shared<Queue>(); }
+  std::shared_ptr<tessera::QueueImpl> wrap_queue(void*) override {
+    throw tessera::InvalidArgument(name_ + ": the test backend has no native queues");
+  }
 
-  double reduce(tessera::DType, tessera::ReduceOp, const tessera::VecView&) override { fail(tessera::Op::reduce); }
-  double dot(tessera::DType, const tessera::VecView&, const tessera::VecView&) override { fail(tessera::Op::dot); }
-  void spmv(tessera::DType, double, const tessera::CsrView&, const tessera::VecView&, double,
-            const tessera::VecView&) override {
-    fail(tessera::Op::spmv);
-  }
-  void trsv(tessera::DType, tessera::Uplo, tessera::Trans, tessera::Diag, const tessera::MatView&,
-            const tessera::VecView&) override {
-    fail(tessera::Op::trsv);
-  }
-  void trsm(tessera::DType, tessera::Uplo, tessera::Trans, tessera::Diag, double, const tessera::MatView&,
-            const tessera::MatView&) override {
-    fail(tessera::Op::trsm);
-  }
-  std::shared_ptr<tessera::SptrsvPlanData> sptrsv_analyze(tessera::DType, tessera::Uplo, tessera::Diag,
-                                                          const tessera::CsrView&) override {
-    fail(tessera::Op::sptrsv);
-  }
-  void sptrsv_solve(tessera::DType, const tessera::SptrsvPlanData&, const tessera::CsrView&,
-                    const tessera::VecView&, const tessera::VecView&) override {
-    fail(tessera::Op::sptrsv);
-  }
-  void gemm(tessera::DType, tessera::Trans, tessera::Trans, double, const tessera::MatView&,
-            const tessera::MatView&, double, const tessera::MatView&) override {
-    fail(tessera::Op::gemm);
-  }
-  void stencil(tessera::DType, const tessera::StencilSpec&, const tessera::GridView&, int) override {
-    fail(tessera::Op::stencil);
-  }
-  void conv2d(tessera::DType, tessera::ConvMode, const tessera::MatView&, const tessera::MatView&,
-              const tessera::MatView&) override {
-    fail(tessera::Op::conv2d);
-  }
-  void conv_layer(tessera::DType, const tessera::ConvParams&, const tessera::TensorView&,
-                  const tessera::TensorView&, const tessera::TensorView&) override {
-    fail(tessera::Op::conv_layer);
-  }
+  // Every operation: NotImplemented (support() says so too).
+#define TESSERA_TEST_FAIL_OP_(OP, R, NAME, PARAMS, ARGS) \
+  R NAME(tessera::DType, TESSERA_UNPAREN_ PARAMS) override { fail(OP); }
+  TESSERA_FOR_EACH_BACKEND_OP(TESSERA_TEST_FAIL_OP_)
+#undef TESSERA_TEST_FAIL_OP_
 
  private:
+  // The calling thread as a queue (nothing runs here anyway).
+  struct Event final : tessera::EventImpl {
+    void synchronize() override {}
+    bool ready() override { return true; }
+  };
+  struct Queue final : tessera::QueueImpl {
+    void synchronize() override {}
+    void* native() const override { return nullptr; }
+    std::shared_ptr<tessera::EventImpl> record() override { return std::make_shared<Event>(); }
+    void wait(tessera::EventImpl&) override {}
+  };
+
   [[noreturn]] void fail(tessera::Op op) const {
     throw tessera::NotImplemented(name_ + ": " + tessera::to_string(op) + " is not implemented (test backend)");
   }

@@ -12,6 +12,7 @@
 #include "tessera/backend.hpp"
 #include "tessera/buffer.hpp"
 #include "tessera/errors.hpp"
+#include "tessera/queue.hpp"
 
 namespace tessera {
 
@@ -86,6 +87,28 @@ class CsrMatrix {
     st_->col_idx.download(h.col_idx.data(), h.col_idx.size() * sizeof(std::int32_t));
     st_->values.download(h.values.data(), h.values.size() * sizeof(T));
     return h;
+  }
+
+  /// A new matrix with a copy of the arrays, copied on the default queue (no host wait).
+  CsrMatrix clone() const {
+    if (!st_) return {};
+    auto st = std::make_shared<Storage>();
+    st->rows = st_->rows;
+    st->cols = st_->cols;
+    st->nnz = st_->nnz;
+    st->generation = detail::next_generation();  // a new matrix: caches keyed by generation do not carry over
+    st->stats = st_->stats;
+    const Queue q = device().queue();
+    auto copy = [&](Buffer& dst, const Buffer& src) {
+      dst = Buffer(src.device(), src.bytes());
+      dst.copy_from(q, 0, src, 0, src.bytes());
+    };
+    copy(st->row_ptr, st_->row_ptr);
+    copy(st->col_idx, st_->col_idx);
+    copy(st->values, st_->values);
+    CsrMatrix m;
+    m.st_ = std::move(st);
+    return m;
   }
 
   std::int64_t rows() const { return st_ ? st_->rows : 0; }  ///< 0 for an empty matrix

@@ -3,6 +3,11 @@
 /// throws a typed error before anything is written; then the operands' device runs it.
 /// Implemented for T = float and T = double.
 ///
+/// Every operation has a form taking a Queue first: it is enqueued there and returns without
+/// waiting for the device (only the value-returning reductions wait, for their value). The
+/// forms without a queue run on the device's default queue. Scalar arguments (alpha, beta)
+/// take their type from the containers: `spmv(1.0, A_float, x, 0.0, y)` converts.
+///
 /// Enumerations (Trans, Uplo, Diag, ReduceOp, ConvMode) outside their declared values throw
 /// InvalidArgument in every operation.
 #pragma once
@@ -11,9 +16,11 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/algebra.hpp"
 #include "tessera/csr_matrix.hpp"
 #include "tessera/dense_matrix.hpp"
 #include "tessera/grid.hpp"
+#include "tessera/queue.hpp"
 #include "tessera/tensor.hpp"
 #include "tessera/types.hpp"
 #include "tessera/vector.hpp"
@@ -30,6 +37,14 @@ T reduce(ReduceOp op, const Vector<T>& x);
 /// The dot product of x and y (same size), accurate as reduce.
 template <class T>
 T dot(const Vector<T>& x, const Vector<T>& y);
+/// reduce and dot after the work queued so far on q (a host wait). To keep the result on the
+/// device, pass a Scalar (algebra.hpp).
+///@{
+template <class T>
+T reduce(const Queue& q, ReduceOp op, const Vector<T>& x);
+template <class T>
+T dot(const Queue& q, const Vector<T>& x, const Vector<T>& y);
+///@}
 
 /// reduce(ReduceOp::sum, x), and likewise for min, max, sum_squares and max_abs.
 ///@{
@@ -50,7 +65,11 @@ T max_abs(const Vector<T>& x) { return reduce(ReduceOp::max_abs, x); }
 /// case: A and x are still read (in BLAS terms, the formula is computed literally). Duplicate
 /// entries of a row (CSR allows them) each add their product. x and y must be different vectors.
 template <class T>
-void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y);
+void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta, Vector<T>& y);
+/// spmv on q.
+template <class T>
+void spmv(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
+          Vector<T>& y);
 
 // ---- dense triangular solves ----
 /// Solve op(A) x = b in place: x holds b on entry and the solution on return. A is n x n; only
@@ -58,10 +77,17 @@ void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>&
 /// as in BLAS: the result then holds inf/NaN.
 template <class T>
 void trsv(Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x);
+/// trsv on q.
+template <class T>
+void trsv(const Queue& q, Uplo uplo, Trans trans, Diag diag, const DenseMatrix<T>& A, Vector<T>& x);
 /// Solve op(A) X = alpha * B for n x nrhs B, in place (B holds X on return). With alpha == 0,
 /// X = 0 as in BLAS, on every device: A and B are not read (NaN/Inf in them do not propagate).
 template <class T>
-void trsm(Uplo uplo, Trans trans, Diag diag, T alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B);
+void trsm(Uplo uplo, Trans trans, Diag diag, detail::same_t<T> alpha, const DenseMatrix<T>& A, DenseMatrix<T>& B);
+/// trsm on q.
+template <class T>
+void trsm(const Queue& q, Uplo uplo, Trans trans, Diag diag, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          DenseMatrix<T>& B);
 
 // ---- sparse triangular solve ----
 /// What sptrsv_analyze returns: the matrix and the backend's analysis of it, for sptrsv_solve.
@@ -82,7 +108,7 @@ class SptrsvPlan {
 
  private:
   template <class U>
-  friend SptrsvPlan<U> sptrsv_analyze(Uplo, Diag, const CsrMatrix<U>&);
+  friend SptrsvPlan<U> sptrsv_analyze(const Queue&, Uplo, Diag, const CsrMatrix<U>&);
   CsrMatrix<T> A_;  // shares the matrix's storage: the plan keeps it alive
   Uplo uplo_ = Uplo::lower;
   Diag diag_ = Diag::non_unit;
@@ -93,16 +119,27 @@ class SptrsvPlan {
 /// InvalidArgument naming the first singular row with Diag::non_unit.
 template <class T>
 SptrsvPlan<T> sptrsv_analyze(Uplo uplo, Diag diag, const CsrMatrix<T>& A);
+/// sptrsv_analyze on q (the analysis may wait for the device: it returns a verdict).
+template <class T>
+SptrsvPlan<T> sptrsv_analyze(const Queue& q, Uplo uplo, Diag diag, const CsrMatrix<T>& A);
 /// Solve A x = b with the plan's matrix. x may be the same vector as b.
 template <class T>
 void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x);
+/// sptrsv_solve on q (any queue of the plan's device).
+template <class T>
+void sptrsv_solve(const Queue& q, const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x);
 
 // ---- gemm ----
 /// C = alpha * op(A) * op(B) + beta * C. With beta == 0, C is only written. With alpha == 0 (or
 /// k == 0), as in BLAS and on every device, C = beta * C and A and B are not read (NaN/Inf in
 /// them do not reach C).
 template <class T>
-void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta, DenseMatrix<T>& C);
+void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B,
+          detail::same_t<T> beta, DenseMatrix<T>& C);
+/// gemm on q.
+template <class T>
+void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C);
 
 // ---- stencil ----
 /// `steps` time steps of the star stencil with coefficients c[0] (centre), c[1..r] (distance d
@@ -110,16 +147,27 @@ void gemm(Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatri
 /// face are fixed boundary values.
 template <class T>
 void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps);
+/// stencil on q.
+template <class T>
+void stencil(const Queue& q, const std::vector<T>& coeffs, Grid<T>& u, int steps);
 
 // ---- convolution ----
 /// 2D single-channel cross-correlation of image (H x W) with a K x K filter; see ConvMode for
 /// the output size. out must have exactly that size.
 template <class T>
 void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter, DenseMatrix<T>& out);
+/// conv2d on q.
+template <class T>
+void conv2d(const Queue& q, ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter,
+            DenseMatrix<T>& out);
 /// CNN layer forward pass: in N x C x H x W, filter K x C x R x S, out N x K x P x Q with
 /// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size).
 template <class T>
 void conv_layer(const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out);
+/// conv_layer on q.
+template <class T>
+void conv_layer(const Queue& q, const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter,
+                Tensor4<T>& out);
 
 /// Output extent of one axis of a strided, padded convolution; throws InvalidArgument when the
 /// output would be empty or a parameter is out of range.

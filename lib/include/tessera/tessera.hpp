@@ -6,6 +6,7 @@
 /// \namespace tessera
 /// Everything Tessera declares; tessera::detail holds implementation details of the headers.
 
+#include "tessera/algebra.hpp"
 #include "tessera/backend.hpp"
 #include "tessera/buffer.hpp"
 #include "tessera/cpu_target.hpp"
@@ -16,8 +17,11 @@
 #include "tessera/errors.hpp"
 #include "tessera/generate.hpp"
 #include "tessera/grid.hpp"
+#include "tessera/host_buffer.hpp"
 #include "tessera/matrix_market.hpp"
 #include "tessera/ops.hpp"
+#include "tessera/queue.hpp"
+#include "tessera/scalar.hpp"
 #include "tessera/tensor.hpp"
 #include "tessera/types.hpp"
 #include "tessera/vector.hpp"

@@ -1,0 +1,118 @@
+/// \file
+/// Vector algebra: fill, copy, scal, axpy, axpby, element-wise products, norms and dots into
+/// device scalars, and the fused steps of Krylov methods. Every function has a form taking a
+/// Queue first (enqueued there, returning without waiting for the device) and one without (the
+/// device's default queue). Coefficients are ScalarArg<T>: a host value, a Scalar<T> read on the
+/// device, or products and quotients of them (`rz / pq`). They deduce their type from the
+/// vectors, so `axpy(2.0, x_float, y_float)` converts.
+///
+/// Shapes must match (DimensionMismatch), every operand and Scalar must live on the queue's
+/// device (DeviceMismatch); an output may be the same vector as an input only where a function
+/// says so, and never a partly overlapping view of it (InvalidArgument). Implemented for float
+/// and double.
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/queue.hpp"
+#include "tessera/scalar.hpp"
+#include "tessera/types.hpp"
+#include "tessera/vector.hpp"
+
+namespace tessera {
+
+namespace detail {
+template <class T>
+struct identity {
+  using type = T;
+};
+/// T in a non-deduced context: scalar arguments take their type from the containers.
+template <class T>
+using same_t = typename identity<T>::type;
+}  // namespace detail
+
+/// y[i] = value for every element.
+template <class T>
+void fill(const Queue& q, detail::same_t<ScalarArg<T>> value, Vector<T>& y);
+/// s = value: sets a Scalar from a coefficient on the device (e.g. beta = rz_new / rz).
+template <class T>
+void fill(const Queue& q, detail::same_t<ScalarArg<T>> value, Scalar<T>& s);
+/// y = x (device to device; x and y must not overlap). To copy across queues, order them with
+/// an event.
+template <class T>
+void copy(const Queue& q, const Vector<T>& x, Vector<T>& y);
+/// x = alpha * x.
+template <class T>
+void scal(const Queue& q, detail::same_t<ScalarArg<T>> alpha, Vector<T>& x);
+/// y = alpha * x + y.
+template <class T>
+void axpy(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, Vector<T>& y);
+/// y = alpha * x + beta * y; with beta a host 0, y is only written (NaN in it does not
+/// propagate), as BLAS's beta == 0.
+template <class T>
+void axpby(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, detail::same_t<ScalarArg<T>> beta,
+           Vector<T>& y);
+/// z = x * y element-wise (z may be x or y).
+template <class T>
+void multiply(const Queue& q, const Vector<T>& x, const Vector<T>& y, Vector<T>& z);
+/// z = x / y element-wise (z may be x or y).
+template <class T>
+void divide(const Queue& q, const Vector<T>& x, const Vector<T>& y, Vector<T>& z);
+/// z = 1 / x element-wise (z may be x).
+template <class T>
+void reciprocal(const Queue& q, const Vector<T>& x, Vector<T>& z);
+
+/// out = the reduction of x (see reduce in ops.hpp), on the device. min and max of an empty
+/// vector throw InvalidArgument; the rest give 0.
+template <class T>
+void reduce(const Queue& q, ReduceOp op, const Vector<T>& x, Scalar<T>& out);
+/// out = x . y, on the device.
+template <class T>
+void dot(const Queue& q, const Vector<T>& x, const Vector<T>& y, Scalar<T>& out);
+/// out = ||x||_2, on the device.
+template <class T>
+void norm2(const Queue& q, const Vector<T>& x, Scalar<T>& out) {
+  reduce(q, ReduceOp::norm2, x, out);
+}
+/// ||x||_2, brought to the host (a host wait).
+template <class T>
+T norm2(const Vector<T>& x);
+
+/// y = alpha * x + beta * y, then out = y . w, in one pass (w may be y: out = ||y||^2; x may
+/// be y). A Krylov method's residual update and its norm.
+template <class T>
+void axpby_dot(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x,
+               detail::same_t<ScalarArg<T>> beta, Vector<T>& y, const Vector<T>& w, Scalar<T>& out);
+/// out_xy = x . y and out_xz = x . z in one pass over x (y or z may be x).
+template <class T>
+void dot2(const Queue& q, const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>& out_xy,
+          Scalar<T>& out_xz);
+
+/// The same on the default queue of the operands' device.
+///@{
+template <class T>
+void fill(detail::same_t<ScalarArg<T>> value, Vector<T>& y);
+template <class T>
+void copy(const Vector<T>& x, Vector<T>& y);
+template <class T>
+void scal(detail::same_t<ScalarArg<T>> alpha, Vector<T>& x);
+template <class T>
+void axpy(detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, Vector<T>& y);
+template <class T>
+void axpby(detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, detail::same_t<ScalarArg<T>> beta, Vector<T>& y);
+template <class T>
+void multiply(const Vector<T>& x, const Vector<T>& y, Vector<T>& z);
+template <class T>
+void divide(const Vector<T>& x, const Vector<T>& y, Vector<T>& z);
+template <class T>
+void reciprocal(const Vector<T>& x, Vector<T>& z);
+template <class T>
+void dot(const Vector<T>& x, const Vector<T>& y, Scalar<T>& out);
+template <class T>
+void axpby_dot(detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, detail::same_t<ScalarArg<T>> beta, Vector<T>& y,
+               const Vector<T>& w, Scalar<T>& out);
+template <class T>
+void dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>& out_xy, Scalar<T>& out_xz);
+///@}
+
+}  // namespace tessera

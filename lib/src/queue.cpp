@@ -1,0 +1,88 @@
+// Queues and events: the public handles over the backends' QueueImpl/EventImpl.
+#include "tessera/queue.hpp"
+
+#include <string>
+
+#include "queue_state.hpp"
+#include "tessera/errors.hpp"
+
+namespace tessera {
+
+namespace {
+
+std::shared_ptr<detail::QueueState> make_state(const std::shared_ptr<Backend>& owner, std::shared_ptr<QueueImpl> impl) {
+  return std::make_shared<detail::QueueState>(owner, std::move(impl));
+}
+
+}  // namespace
+
+Queue Device::queue() const {
+  checked();
+  return Queue(*this, queue_);
+}
+
+Queue Device::new_queue() const {
+  checked();
+  return Queue(*this, make_state(backend_, backend_->create_queue()));
+}
+
+Queue Device::wrap_queue(void* native) const {
+  checked();
+  if (native == nullptr) throw InvalidArgument("Device::wrap_queue: the native queue is null");
+  return Queue(*this, make_state(backend_, backend_->wrap_queue(native)));
+}
+
+namespace {
+[[noreturn]] void throw_empty_queue() {
+  throw InvalidArgument("Queue: the handle is empty (default-constructed); use Device::queue or Device::new_queue");
+}
+}  // namespace
+
+detail::QueueState& Queue::state() const {
+  if (!state_) throw_empty_queue();
+  return *state_;
+}
+
+const Device& Queue::device() const {
+  if (!state_) throw_empty_queue();
+  return device_;
+}
+
+void Queue::synchronize() const {
+  // Not under the queue's mutex: waiting must not keep other threads from enqueueing.
+  state().impl->synchronize();
+}
+
+void* Queue::native() const { return state().impl->native(); }
+
+QueueImpl& Queue::backend_queue() const { return *state().impl; }
+
+Event Queue::record() const {
+  detail::Enqueue e(*this);
+  Event ev;
+  ev.device_ = device_;
+  ev.impl_ = e.impl().record();
+  ev.queue_ = state_;
+  return ev;
+}
+
+void Queue::wait(const Event& event) const {
+  EventImpl& impl = event.checked("Queue::wait");
+  if (event.device() != device())
+    throw DeviceMismatch("Queue::wait: the event belongs to " + event.device().spec() + ", the queue to " +
+                         device().spec() + "; events order queues of one device");
+  detail::Enqueue e(*this);
+  e.impl().wait(impl);
+}
+
+EventImpl& Event::checked(const char* what) const {
+  if (!impl_) throw InvalidArgument(std::string(what) + ": the event is empty (default-constructed)");
+  if (queue_.expired())
+    throw InvalidArgument(std::string(what) + ": the queue that recorded the event has been destroyed");
+  return *impl_;
+}
+
+void Event::synchronize() const { checked("Event::synchronize").synchronize(); }
+bool Event::ready() const { return checked("Event::ready").ready(); }
+
+}  // namespace tessera

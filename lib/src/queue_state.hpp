@@ -1,0 +1,47 @@
+// What lib/ keeps for each queue: the backend's queue, the mutex that serialises enqueueing on
+// it (the Backend contract: never two calls on one queue at once, so backends keep per-queue
+// scratch without locks of their own), and a small device slot that value-returning reductions
+// write their result into before it is downloaded. Not part of the public headers.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "tessera/backend.hpp"
+#include "tessera/queue.hpp"
+
+namespace tessera::detail {
+
+struct QueueState {
+  QueueState(std::shared_ptr<Backend> b, std::shared_ptr<QueueImpl> q) : backend(std::move(b)), impl(std::move(q)) {}
+  ~QueueState() {
+    if (slot != nullptr) backend->deallocate(slot);
+  }
+  QueueState(const QueueState&) = delete;
+  QueueState& operator=(const QueueState&) = delete;
+
+  std::shared_ptr<Backend> backend;  // outlives the queue
+  std::shared_ptr<QueueImpl> impl;
+  std::mutex mutex;
+  void* slot = nullptr;  // 16 bytes on the device, allocated on first use (under mutex)
+  static constexpr std::size_t slot_bytes = 16;
+};
+
+// Holds a queue's mutex while work is enqueued on it.
+class Enqueue {
+ public:
+  explicit Enqueue(const Queue& q) : st_(q.state()), lock_(st_.mutex) {}
+  QueueImpl& impl() const { return *st_.impl; }
+  Backend& backend() const { return *st_.backend; }
+  // The result slot (see QueueState), as a one-element view of any dtype.
+  VecView slot() {
+    if (st_.slot == nullptr) st_.slot = st_.backend->allocate(QueueState::slot_bytes);
+    return {st_.slot, 1, 0};
+  }
+
+ private:
+  QueueState& st_;
+  std::unique_lock<std::mutex> lock_;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,102 @@
+// Thread safety: 8 host threads share one Device and one CsrMatrix, each with vectors of its
+// own, and run mixed operations (spmv, value-returning and device-scalar reductions, gemm, the
+// vector algebra); every result must equal that of the same sequence run by one thread. Once
+// with a queue per thread, once with every thread on the default queue (serialised there).
+// The cpu and reference part also runs under ThreadSanitizer in CI (scripts/tsan.sh).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/devices.hpp"
+#include "support/random.hpp"
+#include "support/scale.hpp"
+#include "tessera/tessera.hpp"
+
+using namespace tessera;
+using namespace tessera_test;
+
+namespace {
+
+// What one iteration of one thread computes, brought to the host.
+struct Results {
+  std::vector<double> values;  // reductions, dots, norms
+  std::vector<double> y;       // the spmv + axpy output
+  std::vector<double> c;       // the gemm output
+  bool operator==(const Results& o) const { return values == o.values && y == o.y && c == o.c; }
+};
+
+// Thread t's inputs: its own data (seeded by t), so a result that crosses threads shows.
+struct Work {
+  Vector<double> x, y;
+  DenseMatrix<double> a, b, c;
+  Scalar<double> s;
+  Work(const Device& d, std::int64_t n, int t)
+      : x(Vector<double>::from_host(d, random_vector<double>(static_cast<std::size_t>(n), 1000 + t))),
+        y(d, n),
+        a(DenseMatrix<double>::from_host(d, 24, 20, random_vector<double>(480, 2000 + t))),
+        b(DenseMatrix<double>::from_host(d, 20, 16, random_vector<double>(320, 3000 + t))),
+        c(d, 24, 16),
+        s(d) {}
+};
+
+Results step(const Queue& q, const CsrMatrix<double>& A, Work& w, int iteration) {
+  Results r;
+  const double k = 1.0 + iteration % 5;
+  spmv(q, k, A, w.x, 0.0, w.y);
+  axpy(q, -0.5, w.x, w.y);
+  dot(q, w.x, w.y, w.s);
+  norm2(q, w.y, w.s);  // overwrites s: order on the queue matters
+  r.values.push_back(w.s.get(q));
+  r.values.push_back(dot(q, w.x, w.y));
+  r.values.push_back(reduce(q, ReduceOp::sum, w.y));
+  gemm(q, Trans::N, Trans::N, k, w.a, w.b, 0.0, w.c);
+  std::vector<double> y(static_cast<std::size_t>(w.y.size())), c(24 * 16);
+  w.y.download(q, y.data(), w.y.size(), true);
+  q.synchronize();  // the matrix download below runs on the default queue
+  w.c.download(c.data());
+  r.y = std::move(y);
+  r.c = std::move(c);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("threads: 8 threads on one device, own queues and the default queue, match one thread") {
+  constexpr int kThreads = 8;
+  const int iterations = static_cast<int>(scaled(200, 20));
+  for (const Device& d : all_devices()) {
+    INFO(d.spec());
+    const CsrMatrix<double> A = CsrMatrix<double>::from_host(d, laplacian_2d<double>(61, 53));
+    const std::int64_t n = A.rows();
+    // The single-threaded answers, per thread's data and iteration pattern (5 distinct k).
+    std::vector<std::vector<Results>> expected(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+      Work w(d, n, t);
+      for (int i = 0; i < 5; ++i) expected[static_cast<std::size_t>(t)].push_back(step(d.queue(), A, w, i));
+    }
+    for (const bool own_queue : {true, false}) {
+      const std::string mode = own_queue ? "a queue per thread" : "all threads on the default queue";
+      INFO(mode);
+      std::atomic<int> wrong{0}, errors{0};
+      std::vector<std::thread> pool;
+      for (int t = 0; t < kThreads; ++t)
+        pool.emplace_back([&, t] {
+          try {
+            const Queue q = own_queue ? d.new_queue() : d.queue();
+            Work w(d, n, t);
+            for (int i = 0; i < iterations; ++i)
+              if (!(step(q, A, w, i) == expected[static_cast<std::size_t>(t)][static_cast<std::size_t>(i % 5)])) ++wrong;
+          } catch (const std::exception&) {
+            ++errors;
+          }
+        });
+      for (auto& th : pool) th.join();
+      CHECK_MESSAGE(wrong.load() == 0, wrong.load() << " wrong results in " << kThreads << " x " << iterations);
+      CHECK(errors.load() == 0);
+    }
+  }
+}
