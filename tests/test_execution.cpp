@@ -71,6 +71,7 @@ TEST_CASE_TEMPLATE("execution: a CG iteration makes no host wait, and converges"
         // The residual the iteration carries is the true one.
         Vector<T> ax(dev, h.rows);
         spmv(qu, T(1), A, s.x, T(0), ax);
+        qu.synchronize();  // to_host reads on the default queue, which qu's work does not precede
         const auto axh = ax.to_host(), rh = s.r.to_host(), xh = s.x.to_host();
         double worst = 0, x_max = 0;
         for (std::size_t i = 0; i < n; ++i) {
