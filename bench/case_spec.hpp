@@ -6,12 +6,13 @@
 #include <utility>
 #include <vector>
 
+#include "operation.hpp"
 #include "tessera/types.hpp"
 
 namespace bench {
 
 struct CaseSpec {
-  tessera::Op op = tessera::Op::reduce;
+  Op op = Op::reduce;
   std::string name;  // what the table shows, e.g. "laplace3d 96^3", "n=1024"
   std::string kind;  // the generator: spmv "laplace3d" | "random" | "powerlaw" | "mtx";
                      // stencil "2d" | "3d"; empty where an op has one kind

@@ -15,7 +15,6 @@ namespace bench {
 
 namespace {
 
-using tessera::Op;
 
 // 33554432 -> "32M", 1000003 -> "1000003": readable sizes for case names.
 std::string count(std::int64_t n) {
@@ -57,6 +56,15 @@ std::string describe(const CaseSpec& c) {
       break;
     }
     case Op::conv2d: s << g("n") << "^2 " << g("k") << "x" << g("k"); break;
+    case Op::axpy:
+    case Op::copy:
+    case Op::norm2:
+    case Op::axpby_dot:
+    case Op::dot2: s << "n=" << count(g("n")); break;
+    case Op::launch:
+      s << "axpy n=" << g("n") << (c.kind == "enqueue" ? " enqueue x" + std::to_string(g("calls")) : " + wait (round trip)");
+      break;
+    case Op::cg: s << "jacobi laplace3d " << g("n") << "^3 x" << g("iters") << " it"; break;
     case Op::conv_layer:
       s << "N" << g("N") << " C" << g("C") << " " << g("HW") << "x" << g("HW") << " K" << g("K") << " " << g("RS") << "x"
         << g("RS") << " p" << g("pad");
@@ -77,6 +85,18 @@ CaseSpec make(Op op, std::string kind, std::vector<std::pair<std::string, std::i
 
 constexpr std::int64_t M = 1 << 20;
 
+// The vector algebra at n elements per vector; `launch`: both of its kinds at n = 1000 (the
+// issue's small operation: 1000 enqueues timed as a batch, and one call with its wait); `cg`:
+// 50 iterations on the 3D Laplacian of side `side`.
+std::vector<CaseSpec> vector_cases(Op op, std::int64_t n, std::int64_t side) {
+  switch (op) {
+    case Op::launch:
+      return {make(op, "enqueue", {{"n", 1000}, {"calls", 1000}}), make(op, "roundtrip", {{"n", 1000}, {"calls", 1}})};
+    case Op::cg: return {make(op, "", {{"n", side}, {"iters", 50}})};
+    default: return {make(op, "", {{"n", n}})};
+  }
+}
+
 std::vector<CaseSpec> small_cases(Op op) {
   switch (op) {
     case Op::reduce: return {make(op, "", {{"n", 1000003}})};
@@ -96,6 +116,7 @@ std::vector<CaseSpec> small_cases(Op op) {
     case Op::conv2d: return {make(op, "", {{"n", 257}, {"k", 5}})};
     case Op::conv_layer:
       return {make(op, "", {{"N", 2}, {"C", 8}, {"HW", 15}, {"K", 8}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
+    default: return vector_cases(op, 1000003, 20);
   }
   return {};
 }
@@ -123,6 +144,9 @@ std::vector<CaseSpec> medium_cases(Op op) {
     case Op::conv2d: return {make(op, "", {{"n", 2048}, {"k", 5}})};
     case Op::conv_layer:
       return {make(op, "", {{"N", 8}, {"C", 64}, {"HW", 28}, {"K", 64}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
+    // 16M elements: 64 / 128 MiB per vector (f32 / f64), 2-4x this VM's LLC per operand; a CG
+    // iteration at 96^3 moves ~100 MB (f64).
+    default: return vector_cases(op, 16 * M, 96);
   }
   return {};
 }
@@ -147,6 +171,9 @@ std::vector<CaseSpec> large_cases(Op op) {
     case Op::conv2d: return {make(op, "", {{"n", 4096}, {"k", 5}})};
     case Op::conv_layer:  // the layer of the book (AlexNet conv4-like)
       return {make(op, "", {{"N", 128}, {"C", 384}, {"HW", 13}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
+    // 2^25 elements (128 / 256 MiB per vector): beyond the LLC of any CPU or GPU (H100: 50 MiB
+    // L2); cg at 128^3, the case (0.234 ms per f64 iteration for cuSPARSE + cuBLAS on an H100).
+    default: return vector_cases(op, 32 * M, 128);
   }
   return {};
 }
@@ -180,6 +207,7 @@ std::vector<CaseSpec> gpu_cases(Op op) {
     case Op::conv_layer:  // the book's layer
       return {only(make(op, "", {{"N", 128}, {"C", 384}, {"HW", 13}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}}),
                    f32)};
+    default: return {};  // the vector algebra, launch and cg: --size large has the sizes
   }
   return {};
 }
@@ -211,6 +239,9 @@ SweepAxis sweep_axis(Op op) {
     case Op::stencil: return {"n", 1.5874, 6, 16};   // 3d: n^3 (2d: n^2)
     case Op::conv2d: return {"n", 2, 6, 64};         // n^2
     case Op::conv_layer: return {"N", 4, 4, 1};      // linear in the batch
+    case Op::cg: return {"n", 1.5874, 5, 8};         // rows ~ n^3
+    case Op::launch: return {"n", 4, 4, 16};         // the enqueue cost against n
+    default: return {"n", 4, 8, 1024};               // the vector algebra: linear in n
   }
   return {"n", 2, 4, 1};
 }
@@ -231,18 +262,20 @@ std::vector<CaseSpec> sweep_cases(Op op, const std::string& size) {
     for (auto& kv : c.sizes)
       if (kv.first == ax.key) kv.second = value;
     c.name = describe(c);
-    c.series = std::string(tessera::to_string(op)) + (c.kind.empty() ? "" : " " + c.kind) + " over " + ax.key;
+    c.series = std::string(to_string(op)) + (c.kind.empty() ? "" : " " + c.kind) + " over " + ax.key;
     if (out.empty() || out.back().name != c.name) out.push_back(std::move(c));
   }
   std::reverse(out.begin(), out.end());
   return out;
 }
 
-tessera::Op parse_op(const std::string& name) {
-  for (Op op : tessera::all_ops)
-    if (name == tessera::to_string(op)) return op;
-  throw std::invalid_argument("unknown operation '" + name +
-                              "', expected one of reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer");
+Op parse_op(const std::string& name) {
+  std::string known;
+  for (Op op : all_ops) {
+    if (name == to_string(op)) return op;
+    known += (known.empty() ? "" : ", ") + std::string(to_string(op));
+  }
+  throw std::invalid_argument("unknown operation '" + name + "', expected one of " + known);
 }
 
 std::vector<CaseSpec> default_cases(Op op, const std::string& size) {

@@ -11,12 +11,12 @@ namespace bench {
 
 // The named-size cases of one operation, in run order. size: "small", "medium", "large" or
 // "gpu" (exactly the cases and dtypes of the CUDA issue's table; none for dot and trsm).
-std::vector<CaseSpec> default_cases(tessera::Op op, const std::string& size);
+std::vector<CaseSpec> default_cases(Op op, const std::string& size);
 
 // --sweep: a geometric size series of the operation's first case at `size`, from small up to
 // that case, so time against size shows the growth (linear for bandwidth-bound operations,
 // cubic for gemm) and the cache boundaries. Smallest first.
-std::vector<CaseSpec> sweep_cases(tessera::Op op, const std::string& size);
+std::vector<CaseSpec> sweep_cases(Op op, const std::string& size);
 
 // Parses "OP[:KIND][:key=value,...]", e.g. "gemm:n=3000", "spmv:random:rows=2000000",
 // "stencil:3d:n=300,radius=4". Starts from the first medium case of OP (of KIND when given) and
@@ -31,6 +31,6 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths)
 std::vector<std::string> large_collection_matrices(const std::string& dir);
 
 // Parses an operation name ("reduce", "spmv", ...); throws std::invalid_argument.
-tessera::Op parse_op(const std::string& name);
+Op parse_op(const std::string& name);
 
 }  // namespace bench

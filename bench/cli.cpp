@@ -88,7 +88,7 @@ bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
 
   try {
     if (ops.empty())
-      out.ops.assign(tessera::all_ops.begin(), tessera::all_ops.end());
+      out.ops.assign(all_ops.begin(), all_ops.end());
     else
       for (const auto& o : ops) out.ops.push_back(parse_op(o));
     for (const auto& c : cases) out.explicit_cases.push_back(parse_case(c));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "operation.hpp"
 #include "tessera/csr_matrix.hpp"
 #include "tessera/types.hpp"
 
@@ -76,6 +77,45 @@ struct ConvLayerData {  // in N x C x H x W, filter K x C x R x S, out N x K x P
   tessera::ConvParams params;
   std::int64_t P = 0, Q = 0;
   std::vector<T> in, filter;
+};
+
+// The vector algebra (workloads/vector.cpp) and launch (workloads/launch.cpp):
+//   axpy       y = alpha x + y                       copy   y = x
+//   norm2      ||x||_2                               dot2   x . y and x . z
+//   axpby_dot  y = alpha x + beta y, then y . y
+//   launch     `calls` axpys on n elements (alpha = 2^-10: every product is exact, so every
+//              implementation and summation order gives the same bits after any number of calls)
+// Results are compared as vectors: the output vector (axpy, copy, axpby_dot), then each scalar
+// divided by its `scale` (sum |terms| of its dot, so it is checked relative to that, as reduce
+// is; 1 for norm2, whose terms do not cancel).
+template <class T>
+struct VectorData {
+  Op op = Op::axpy;
+  std::vector<T> x, y, z;  // z: dot2 only
+  T alpha = T(0.75), beta = T(-0.5);
+  int calls = 1;            // launch: axpys per timed run
+  bool round_trip = false;  // launch: one call followed by a wait, instead of `calls` enqueues
+  double scale1 = 1, scale2 = 1;
+};
+
+// The result every runner of a vector operation reports, from its output vector y (ignored
+// for norm2 and dot2) and its scalar results s1, s2 (as computed, before the division).
+template <class T>
+std::vector<double> vector_result(const VectorData<T>& d, const std::vector<T>& y, double s1, double s2 = 0) {
+  std::vector<double> out;
+  if (d.op == Op::axpy || d.op == Op::copy || d.op == Op::axpby_dot) out.assign(y.begin(), y.end());
+  if (d.op == Op::norm2 || d.op == Op::axpby_dot || d.op == Op::dot2) out.push_back(s1 / d.scale1);
+  if (d.op == Op::dot2) out.push_back(s2 / d.scale2);
+  return out;
+}
+
+// cg: `iters` iterations of Jacobi-preconditioned conjugate gradients on A x = b from x = 0
+// (A symmetric positive definite; inv_diag = 1 / diag(A)).
+template <class T>
+struct CgData {
+  tessera::HostCsr<T> A;
+  std::vector<T> b, inv_diag;
+  int iters = 50;
 };
 
 }  // namespace bench

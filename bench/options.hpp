@@ -9,7 +9,7 @@
 namespace bench {
 
 struct Options {
-  std::vector<tessera::Op> ops;           // in run order
+  std::vector<Op> ops;           // in run order
   std::vector<tessera::DType> dtypes;
   std::vector<std::string> devices;       // specs; empty with devices_all
   bool devices_all = true;

@@ -230,6 +230,10 @@ double peak_for(const Peaks& p, Bound bound, tessera::DType dtype, std::string* 
     case Bound::read_bandwidth:
       *name = p.host_memory ? "stream read" : "copy";
       return p.read_gbs;
+    case Bound::copy_bandwidth:
+      *name = p.host_memory ? "stream copy" : "copy";
+      return p.copy_gbs;
+    case Bound::latency: return NAN;
     case Bound::triad_bandwidth:
       *name = p.host_memory ? "stream triad" : "copy";
       return p.triad_gbs;

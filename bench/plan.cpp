@@ -60,7 +60,7 @@ bool guarded(Row& row, F&& f) {
 
 std::vector<Unit> plan_units(const Options& o) {
   std::vector<CaseSpec> specs;
-  for (tessera::Op op : o.ops) {
+  for (Op op : o.ops) {
     std::vector<CaseSpec> cases;
     if (!o.explicit_cases.empty()) {
       for (const auto& c : o.explicit_cases)
@@ -70,7 +70,7 @@ std::vector<Unit> plan_units(const Options& o) {
     } else {
       cases = default_cases(op, o.size);
     }
-    if (op == tessera::Op::spmv && !o.sweep) {
+    if (op == Op::spmv && !o.sweep) {
       std::vector<std::string> mtx = o.matrices;
       if (o.size == "large" && o.explicit_cases.empty()) {
         const auto extra = large_collection_matrices(TESSERA_BENCH_DEFAULT_MATRIX_DIR);
@@ -93,9 +93,20 @@ std::vector<Unit> plan_units(const Options& o) {
   return units;
 }
 
+const char* bound_name(Bound b) {
+  switch (b) {
+    case Bound::read_bandwidth: return "read bandwidth";
+    case Bound::copy_bandwidth: return "copy bandwidth";
+    case Bound::triad_bandwidth: return "triad bandwidth";
+    case Bound::flops: return "flops";
+    case Bound::latency: return "latency";
+  }
+  return "?";
+}
+
 Row base_row(const Workload& w, const std::vector<std::pair<std::string, std::int64_t>>& sizes) {
   Row r;
-  r.op = tessera::to_string(w.spec().op);
+  r.op = to_string(w.spec().op);
   r.dtype = tessera::to_string(w.dtype());
   r.case_name = w.spec().name;
   r.series = w.spec().series;
@@ -105,7 +116,7 @@ Row base_row(const Workload& w, const std::vector<std::pair<std::string, std::in
 
 void fill_rates(Row& row, const Workload& w, const Timing& t, const Peaks* peaks) {
   // Only CPUs share the host's cache; peaks->host_memory says whether this is one.
-  if (peaks && peaks->host_memory && w.bound() != Bound::flops && g_llc_bytes > 0)
+  if (peaks && peaks->host_memory && w.bound() != Bound::flops && w.bound() != Bound::latency && g_llc_bytes > 0)
     row.in_llc = w.footprint_bytes() < 2.0 * static_cast<double>(g_llc_bytes);
   row.reps = t.reps;
   row.first_call_ms = t.first_call_ms;
@@ -143,7 +154,7 @@ void measure_and_check(Row& row, Runner& runner, const Workload& w, const Peaks*
     row.oracle = "reference";
     return;
   }
-  const CheckResult c = o.check ? check_result(oracle, got, w.dtype(), row.reduced_precision ? kTf32Tolerance : 0.0)
+  const CheckResult c = o.check ? check_result(oracle, got, w.dtype(), row.reduced_precision ? kTf32Tolerance : w.tolerance())
                                 : CheckResult{"unchecked", -1, "--no-check"};
   row.check = c.status;
   row.oracle = oracle.source;
@@ -254,7 +265,7 @@ RunOutput run_bench(const Options& o) {
   if (o.list_only) {
     for (const auto& d : timed) std::printf("device   %s\n", d.device.spec().c_str());
     for (const auto& u : units)
-      std::printf("case     %-10s %s  %s\n", tessera::to_string(u.spec.op), tessera::to_string(u.dtype), u.spec.name.c_str());
+      std::printf("case     %-10s %s  %s\n", to_string(u.spec.op), tessera::to_string(u.dtype), u.spec.name.c_str());
     return out;
   }
 
@@ -292,7 +303,7 @@ RunOutput run_bench(const Options& o) {
   int index = 0;
   for (const auto& u : units) {
     ++index;
-    const std::string what = std::string(tessera::to_string(u.spec.op)) + " " + tessera::to_string(u.dtype) + " " + u.spec.name;
+    const std::string what = std::string(to_string(u.spec.op)) + " " + tessera::to_string(u.dtype) + " " + u.spec.name;
     auto w = make_workload(u.spec, u.dtype);
 
     progress.update(index, what + ": generating inputs");
@@ -313,8 +324,7 @@ RunOutput run_bench(const Options& o) {
     proto.sizes = w->sizes();
     proto.flops = w->flops();
     proto.bytes = w->bytes();
-    proto.bound = w->bound() == Bound::flops ? "flops" : w->bound() == Bound::read_bandwidth ? "read bandwidth"
-                                                                                              : "triad bandwidth";
+    proto.bound = bound_name(w->bound());
 
     Oracle oracle;
     const bool reference_timed = !timed.empty() && timed.front().device.spec() == "reference";
@@ -350,6 +360,25 @@ RunOutput run_bench(const Options& o) {
         }
       }
       out.rows.push_back(std::move(r));
+
+      // Other forms of the operation on this device (dot into a Scalar), after the oracle.
+      std::vector<NamedRunner> variants;
+      Row verr = proto;
+      verr.device = td.device.spec();
+      verr.backend = td.device.info().backend;
+      verr.impl = "tessera";
+      if (!guarded(verr, [&] { variants = w->tessera_variants(td.device); })) out.rows.push_back(verr);
+      for (auto& v : variants) {
+        progress.update(index, what + ": " + td.device.spec() + " " + v.impl);
+        Row vr = proto;
+        vr.device = td.device.spec();
+        vr.backend = td.device.info().backend;
+        vr.impl = v.impl;
+        vr.variant = v.variant;
+        guarded(vr, [&] { measure_and_check(vr, *v.runner, *w, td.peaks, o, oracle, td.timer.get()); });
+        v.runner.reset();
+        out.rows.push_back(std::move(vr));
+      }
     }
 
     if (o.baselines) {
@@ -366,6 +395,7 @@ RunOutput run_bench(const Options& o) {
         r.impl = b.impl;
         r.is_baseline = true;
         r.reduced_precision = b.reduced_precision;
+        r.variant = b.variant;
         const Peaks* peaks = host_peaks;
         for (const auto& td : timed)
           if (td.device.spec() == b.device) peaks = td.peaks;
@@ -377,7 +407,7 @@ RunOutput run_bench(const Options& o) {
 
     // ratio_to_baseline on each Tessera row: the fastest baseline on the same device whose
     // result is not wrong, among those computing in the operation's own precision (a TF32
-    // line is shown beside it, never the denominator).
+    // line is shown beside it, never the denominator) and the row's form (variant).
     for (std::size_t i = first_row; i < out.rows.size(); ++i) {
       Row& t = out.rows[i];
       if (t.is_baseline || !t.measured()) continue;
@@ -385,6 +415,7 @@ RunOutput run_bench(const Options& o) {
       for (std::size_t j = first_row; j < out.rows.size(); ++j) {
         const Row& b = out.rows[j];
         if (b.is_baseline && !b.reduced_precision && b.device == t.device && b.measured() &&
+            (b.variant.empty() || b.variant == t.variant) &&
             (!best || b.median_ms < best->median_ms))
           best = &b;
       }

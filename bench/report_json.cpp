@@ -95,6 +95,7 @@ void write_json(const std::string& path, const RunInfo& i, const std::vector<Row
                        {"impl", r.impl},
                        {"impl_detail", str_or_null(r.impl_detail)},
                        {"reduced_precision", r.reduced_precision},
+                       {"variant", str_or_null(r.variant)},
                        {"clock", str_or_null(r.clock)},
                        {"reps", r.reps},
                        {"median_ms", num(r.median_ms)},

@@ -18,6 +18,7 @@ std::string fmt(const char* f, double v) {
 
 std::string ms(double v) {
   if (std::isnan(v)) return "";
+  if (v < 0.01) return fmt("%.6f", v);  // launch: a fraction of a microsecond per call
   if (v < 1) return fmt("%.4f", v);
   if (v < 10) return fmt("%.3f", v);
   if (v < 100) return fmt("%.2f", v);
@@ -39,6 +40,7 @@ std::string pad(const std::string& s, std::size_t w, bool right = false) {
 std::string peak_short(const std::string& name) {
   if (name == "stream read") return "read";
   if (name == "stream triad") return "triad";
+  if (name == "stream copy") return "copy";
   if (name == "fma f32" || name == "fma f64") return "fma";
   if (name == "gemm f32" || name == "gemm f64") return "gemm";
   return name;
@@ -132,8 +134,11 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "\nGFLOP/s and GB/s: FLOPs and minimum bytes moved per call (formulas in bench/workloads/*.cpp) over the "
                "median time.\n"
                "%% peak: of this run's measured peak of the device: read = STREAM-style read (reduce, dot, spmv, trsv, "
-               "sptrsv), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs and OpenCL devices, gemm = vendor GEMM on cuda:0 (gemm, trsm, conv_layer); copy = device copy on GPUs. "
+               "sptrsv, norm2, dot2, cg), copy = STREAM copy on CPUs (axpy, copy, axpby_dot), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs and OpenCL devices, gemm = vendor GEMM on cuda:0 (gemm, trsm, conv_layer); copy = device copy on GPUs. "
                "* = the data is smaller than 2x the last-level cache: on a CPU that rate may be cache bandwidth.\n"
+               "Per call: ms of one operation; cg: of one iteration (the run of 50 / 50); launch: of one axpy, "
+               "n = 1000: 'enqueue' = host clock around 1000 enqueues without a wait / 1000, 'round trip' = one call "
+               "and its wait.\n"
                "1st call ms: the untimed warm-up call (kernel compilation or loading from the disk cache, first touch, "
                "plans), apart from the timed calls.\n"
                "vs base: fastest baseline's median / Tessera's median on the same device (host libraries beside cpu, "

@@ -23,6 +23,7 @@ struct Row {
   std::string impl_detail;  // what the implementation chose, when it says (oneDNN's kernel)
   bool is_baseline = false;
   bool reduced_precision = false;  // a TF32 baseline line: not a ratio denominator
+  std::string variant;             // the form of the operation (NamedRunner::variant), "" for most
   std::string clock;               // "host" or the device timer's ("cuda-event", "opencl-event")
 
   // Filled when the measurement ran (status != "n/a" / "error").

@@ -32,6 +32,13 @@ class Runner {
   // A clock on the runner's own device queue (a GPU baseline's events on its stream), or null:
   // then the caller's (the Tessera device's timer or the host clock). Owned by the runner.
   virtual tessera::DeviceTimer* timer() { return nullptr; }
+  // Operations one run() performs: the row reports the time of one (a CG run of 50 iterations:
+  // per iteration; 1000 enqueues: per enqueue). FLOP and byte formulas are per operation too.
+  virtual int calls_per_run() const { return 1; }
+  // A runner that clocks part of run() itself (launch: the enqueue loop alone, without the
+  // wait for the device that follows in sync()) returns that time here, in ms, >= 0; the
+  // measurement loop then uses it instead of any other clock.
+  virtual double own_ms() const { return -1.0; }
 };
 
 }  // namespace bench

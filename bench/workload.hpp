@@ -24,8 +24,9 @@ class Skipped : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Which measured peak a result is a percentage of.
-enum class Bound { read_bandwidth, triad_bandwidth, flops };
+// Which measured peak a result is a percentage of: read, copy (operations that write as much as
+// they read, or about: axpy, copy) or triad bandwidth, FLOP/s; `latency` has none (launch).
+enum class Bound { read_bandwidth, copy_bandwidth, triad_bandwidth, flops, latency };
 
 struct NamedRunner {
   std::string impl;  // "openblas", "eigen", "onednn"
@@ -36,6 +37,11 @@ struct NamedRunner {
   // A line that trades accuracy for speed (TF32 tensor cores): shown and checked with
   // kTf32Tolerance, but never the baseline Tessera's ratio is taken against (exact arithmetic).
   bool reduced_precision = false;
+  // Which form of the operation the runner computes, where there are several (dot: "" returns
+  // the value to the host; "scalar" leaves it on the device, in a tessera::Scalar or cuBLAS's
+  // device pointer mode). A Tessera row's ratio is taken against baselines of its own variant
+  // and those with none (host libraries, whose result is in host memory either way).
+  std::string variant = "";
 };
 
 class Workload {
@@ -73,7 +79,14 @@ class Workload {
   // because their result can be much smaller than the terms (cancellation).
   virtual double check_scale() const { return 0.0; }
 
+  // The check's tolerance when the operation needs its own (0: tolerance(dtype)); an iterative
+  // method's rounding differences grow with the iterations (cg).
+  virtual double tolerance() const { return 0.0; }
+
   virtual std::unique_ptr<Runner> tessera_runner(const tessera::Device& device) = 0;
+  // Further Tessera forms of the operation on the device, each a row of its own named by impl
+  // (dot into a Scalar beside the dot that returns the value); checked like the main one.
+  virtual std::vector<NamedRunner> tessera_variants(const tessera::Device&) { return {}; }
   virtual std::vector<NamedRunner> baseline_runners() { return {}; }
 
  private:
@@ -90,5 +103,8 @@ std::unique_ptr<Workload> make_sptrsv_workload(const CaseSpec& spec, tessera::DT
 std::unique_ptr<Workload> make_gemm_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_stencil_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_conv_workload(const CaseSpec& spec, tessera::DType dtype);
+std::unique_ptr<Workload> make_vector_workload(const CaseSpec& spec, tessera::DType dtype);
+std::unique_ptr<Workload> make_launch_workload(const CaseSpec& spec, tessera::DType dtype);
+std::unique_ptr<Workload> make_cg_workload(const CaseSpec& spec, tessera::DType dtype);
 
 }  // namespace bench

@@ -17,6 +17,11 @@ namespace {
 
 std::size_t round_up(std::int64_t v, std::int64_t m) { return static_cast<std::size_t>((v + m - 1) / m * m); }
 
+// Per-queue scratch: conv2d's padded image, conv_layer's im2col columns and k table.
+struct ConvScratch {
+  ScratchBuffer image, cols, ktab;
+};
+
 // conv2d_tiled_k unrolls the filter (registers): one program per size up to this one.
 constexpr std::int64_t kConvDirectMaxK = 7;
 
@@ -25,9 +30,8 @@ constexpr std::int64_t kConvDirectMaxK = 7;
 // table of each im2col row's (input offset, r, s). No im2col buffer, one launch for the batch
 // (chunks only where images x P x Q would pass the kernel's int column index).
 template <class T>
-void conv_layer_implicit(OpenCLBackend& cl, const ConvParams& prm, const TensorView& in, const TensorView& filter,
-                         const TensorView& out) {
-  using Scratch = OpenCLBackend::Scratch;
+void conv_layer_implicit(OpenCLBackend& cl, OpenClQueue& q, const ConvParams& prm, const TensorView& in,
+                         const TensorView& filter, const TensorView& out) {
   const std::int64_t N = in.n, C = in.c, H = in.h, W = in.w;
   const std::int64_t K = filter.n, R = filter.h, S = filter.w;
   const std::int64_t P = out.h, Q = out.w;
@@ -35,12 +39,12 @@ void conv_layer_implicit(OpenCLBackend& cl, const ConvParams& prm, const TensorV
   auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
 
   const GemmShape full = gemm_shape<T>(cl, K, pq, crs);
-  cl::Buffer& Ap = cl.scratch(Scratch::gemm_a, static_cast<std::size_t>(full.mp * full.kp) * sizeof(T));
-  gemm_pack<T>(cl, true, filter.data, crs, K, crs, false, Ap, full.mp, full.kp);
-  cl::Buffer& table = cl.scratch(Scratch::conv_ktab, static_cast<std::size_t>(full.kp) * 4 * sizeof(cl_int));
+  cl::Buffer& Ap = cl.grow(q.state<GemmScratch>().a, static_cast<std::size_t>(full.mp * full.kp) * sizeof(T));
+  gemm_pack<T>(cl, q, true, filter.data, 0, crs, K, crs, false, Ap, full.mp, full.kp);
+  cl::Buffer& table = cl.grow(q.state<ConvScratch>().ktab, static_cast<std::size_t>(full.kp) * 4 * sizeof(cl_int));
   cl::Kernel& kt = cl.kernel("conv.cl", dtype_v<T>, "", "conv_k_table");
-  cl.set_args<T>(kt, table, i32(R), i32(S), i32(H), i32(W), i32(crs), i32(full.kp));
-  cl.launch(kt, cl::NDRange(round_up(full.kp, 64)), cl::NDRange(64));
+  cl.launch<T>(q, kt, cl::NDRange(round_up(full.kp, 64)), cl::NDRange(64), table, i32(R), i32(S), i32(H), i32(W),
+               i32(crs), i32(full.kp));
 
   const std::size_t threads = gemm_ptx_threads<T>();
   cl::Kernel& kg = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, true), "gemm_ptx");
@@ -48,20 +52,21 @@ void conv_layer_implicit(OpenCLBackend& cl, const ConvParams& prm, const TensorV
   const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(N, max_cols / pq));
   for (std::int64_t n0 = 0; n0 < N; n0 += chunk) {
     const std::int64_t count = std::min(chunk, N - n0), cols = count * pq;
-    cl.set_args<T>(kg, Ap, in.data, out.data, n0 * K * pq, pq, K, i32(cols), i32(full.kp), Real{1.0}, Real{0.0}, 0,
-                   i32(pq), K * pq, table, i32(H), i32(W), i32(P), i32(Q), i32(prm.stride_h), i32(prm.stride_w),
-                   i32(prm.pad_h), i32(prm.pad_w), n0, C * H * W);
-    cl.launch(kg,
-              cl::NDRange(static_cast<std::size_t>((cols + full.panel_n - 1) / full.panel_n) * threads,
-                          static_cast<std::size_t>(full.mp / full.panel_m)),
-              cl::NDRange(threads, 1));
+    cl.launch<T>(q, kg,
+                 cl::NDRange(static_cast<std::size_t>((cols + full.panel_n - 1) / full.panel_n) * threads,
+                             static_cast<std::size_t>(full.mp / full.panel_m)),
+                 cl::NDRange(threads, 1), Ap, in.data, out.data, n0 * K * pq, pq, K, i32(cols), i32(full.kp), Real{1.0},
+                 Real{0.0}, 0, i32(pq), K * pq, table, i32(H), i32(W), i32(P), i32(Q), i32(prm.stride_h),
+                 i32(prm.stride_w), i32(prm.pad_h), i32(prm.pad_w), n0, C * H * W);
   }
 }
 
 }  // namespace
 
 template <class T>
-void OpenCLBackend::conv2d(ConvMode mode, const MatView& image, const MatView& filter, const MatView& out) {
+void OpenCLBackend::conv2d(QueueImpl& qi, ConvMode mode, const MatView& image, const MatView& filter,
+                           const MatView& out) {
+  OpenClQueue& q = cl_queue(qi);
   const tuning::Tuning& t = tuning_;
   const std::int64_t K = filter.rows, P = out.rows, Q = out.cols;
   const std::int64_t pad = mode == ConvMode::same ? (K - 1) / 2 : 0;
@@ -76,38 +81,38 @@ void OpenCLBackend::conv2d(ConvMode mode, const MatView& image, const MatView& f
       static_cast<std::size_t>((tile_rows + K - 1) * (lx + K - 1)) * sizeof(T) <= limit) {
     // gpu, small filters: the tile straight from the image, the filter size compiled in.
     cl::Kernel& kt = kernel("conv.cl", dtype_v<T>, defines + " -DKF=" + std::to_string(K), "conv2d_tiled_k");
-    set_args<T>(kt, image.data, image.ld, image.rows, image.cols, pad, filter.data, filter.ld, out.data, out.ld, P, Q);
-    launch(kt, tiled_global, local);
+    launch<T>(q, kt, tiled_global, local, image.data, image.offset, image.ld, image.rows, image.cols, pad, filter.data,
+              filter.offset, filter.ld, out.data, out.offset, out.ld, P, Q);
     return;
   }
   // Rows: every input row an output reads. Columns: likewise, plus vw - 1 so that the last
   // vector of a row may read past it (zeros) instead of branching.
   const std::int64_t ph = P + K - 1, pw = Q + K - 1 + (vw - 1);
-  cl::Buffer& padded = scratch(Scratch::conv_image, static_cast<std::size_t>(ph * pw) * sizeof(T));
+  cl::Buffer& padded = grow(q.state<ConvScratch>().image, static_cast<std::size_t>(ph * pw) * sizeof(T));
   cl::Kernel& kp = kernel("conv.cl", dtype_v<T>, defines, "conv2d_pad");
-  set_args<T>(kp, image.data, image.ld, image.rows, image.cols, padded, ph, pw, pad);
-  launch(kp, cl::NDRange(round_up(pw, 16), round_up(ph, 4)), cl::NDRange(16, 4));
+  launch<T>(q, kp, cl::NDRange(round_up(pw, 16), round_up(ph, 4)), cl::NDRange(16, 4), image.data, image.offset,
+            image.ld, image.rows, image.cols, padded, ph, pw, pad);
 
   if (!cpu_kernels_) {
     // gpu: the tiled kernel when its input tile and the filter fit in local memory.
     const std::size_t lbytes = static_cast<std::size_t>((tile_rows + K - 1) * (lx + K - 1) + K * K) * sizeof(T);
     if (lbytes <= limit) {
       cl::Kernel& kt = kernel("conv.cl", dtype_v<T>, defines, "conv2d_tiled");
-      set_args<T>(kt, padded, ph, pw, filter.data, filter.ld, static_cast<int>(K), out.data, out.ld, P, Q);
-      kt.setArg(10, cl::Local(lbytes));
-      launch(kt, tiled_global, local);
+      launch<T>(q, kt, tiled_global, local, padded, ph, pw, filter.data, filter.offset, filter.ld, static_cast<int>(K),
+                out.data, out.offset, out.ld, P, Q, cl::Local(lbytes));
       return;
     }
   }
   cl::Kernel& kc = kernel("conv.cl", dtype_v<T>, defines, "conv2d_valid");
-  set_args<T>(kc, padded, pw, filter.data, filter.ld, static_cast<int>(K), out.data, out.ld, P, Q);
   const std::int64_t items = (Q + vw - 1) / vw;
-  launch(kc, cl::NDRange(round_up(items, lx), round_up(P, ly)), local);
+  launch<T>(q, kc, cl::NDRange(round_up(items, lx), round_up(P, ly)), local, padded, pw, filter.data, filter.offset,
+            filter.ld, static_cast<int>(K), out.data, out.offset, out.ld, P, Q);
 }
 
 template <class T>
-void OpenCLBackend::conv_layer(const ConvParams& prm, const TensorView& in, const TensorView& filter,
+void OpenCLBackend::conv_layer(QueueImpl& qi, const ConvParams& prm, const TensorView& in, const TensorView& filter,
                                const TensorView& out) {
+  OpenClQueue& q = cl_queue(qi);
   const std::int64_t N = in.n, C = in.c, H = in.h, W = in.w;
   const std::int64_t K = filter.n, R = filter.h, S = filter.w;
   const std::int64_t P = out.h, Q = out.w;
@@ -116,7 +121,7 @@ void OpenCLBackend::conv_layer(const ConvParams& prm, const TensorView& in, cons
 
   // The implicit GEMM's table holds input offsets within an image as int.
   if (gemm_ptx(*this) && C * H * W < (std::int64_t{1} << 31)) {
-    conv_layer_implicit<T>(*this, prm, in, filter, out);
+    conv_layer_implicit<T>(*this, q, prm, in, filter, out);
     return;
   }
   // Output image n is the K x PQ product of the filters (A: K x CRS) and image n's im2col
@@ -125,8 +130,8 @@ void OpenCLBackend::conv_layer(const ConvParams& prm, const TensorView& in, cons
   // images: 13 x 13 = 169 columns would be padded to 256 with 128-wide gpu tiles), with C's
   // column groups of PQ mapping each image's columns to its own output image.
   const GemmShape full = gemm_shape<T>(*this, K, pq, crs);
-  cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(full.mp * full.kp) * esize);
-  gemm_pack<T>(*this, true, filter.data, crs, K, crs, false, Ap, full.mp, full.kp);
+  cl::Buffer& Ap = grow(q.state<GemmScratch>().a, static_cast<std::size_t>(full.mp * full.kp) * esize);
+  gemm_pack<T>(*this, q, true, filter.data, 0, crs, K, crs, false, Ap, full.mp, full.kp);
 
   // Images per chunk: as many as fit in a bounded scratch buffer (at least one).
   const std::int64_t budget = static_cast<std::int64_t>(std::min<std::size_t>(max_alloc_ / 2, 256u << 20));
@@ -134,7 +139,7 @@ void OpenCLBackend::conv_layer(const ConvParams& prm, const TensorView& in, cons
   const std::int64_t chunk =
       std::max<std::int64_t>(1, std::min<std::int64_t>(N, budget / std::max<std::int64_t>(1, per_image)));
   const GemmShape widest = gemm_shape<T>(*this, K, chunk * pq, crs);
-  cl::Buffer& cols = scratch(Scratch::conv_cols, static_cast<std::size_t>(widest.np * widest.kp) * esize);
+  cl::Buffer& cols = grow(q.state<ConvScratch>().cols, static_cast<std::size_t>(widest.np * widest.kp) * esize);
   // Built with gemm's defines: im2col writes gemm's panel layout (PANEL_B). Index arithmetic
   // is int in the kernel: every extent here is below 2^31 (the image offset is long there).
   cl::Kernel& ki = kernel("conv.cl", dtype_v<T>, gemm_defines<T>(*this), "conv_im2col");
@@ -145,16 +150,16 @@ void OpenCLBackend::conv_layer(const ConvParams& prm, const TensorView& in, cons
     const std::int64_t panels = s.np / s.panel_n;
     if (cpu_kernels_) {
       // A work-item per panel row; a group: 16 neighbouring rows of one panel.
-      set_args<T>(ki, in.data, i32(C), i32(H), i32(W), i32(R), i32(S), i32(P), i32(Q), i32(prm.pad_h),
-               i32(prm.pad_w), i32(prm.stride_h), i32(prm.stride_w), n0, i32(count), cols, i32(panels), i32(s.kp));
-      launch(ki, cl::NDRange(static_cast<std::size_t>(panels), round_up(s.kp, 16)), cl::NDRange(1, 16));
+      launch<T>(q, ki, cl::NDRange(static_cast<std::size_t>(panels), round_up(s.kp, 16)), cl::NDRange(1, 16), in.data,
+                i32(C), i32(H), i32(W), i32(R), i32(S), i32(P), i32(Q), i32(prm.pad_h), i32(prm.pad_w),
+                i32(prm.stride_h), i32(prm.stride_w), n0, i32(count), cols, i32(panels), i32(s.kp));
     } else {
       // A work-item per element, along the columns.
-      set_args<T>(ki, in.data, i32(C), i32(H), i32(W), i32(R), i32(S), i32(P), i32(Q), i32(prm.pad_h),
-               i32(prm.pad_w), i32(prm.stride_h), i32(prm.stride_w), n0, i32(count), cols, i32(s.np), i32(s.kp));
-      launch(ki, cl::NDRange(round_up(s.np, 64), round_up(s.kp, 1)), cl::NDRange(64, 1));
+      launch<T>(q, ki, cl::NDRange(round_up(s.np, 64), round_up(s.kp, 1)), cl::NDRange(64, 1), in.data, i32(C), i32(H),
+                i32(W), i32(R), i32(S), i32(P), i32(Q), i32(prm.pad_h), i32(prm.pad_w), i32(prm.stride_h),
+                i32(prm.stride_w), n0, i32(count), cols, i32(s.np), i32(s.kp));
     }
-    gemm_packed<T>(*this, s, 1.0, Ap, cols, 0.0, out.data, n0 * K * pq, pq, pq, K * pq);
+    gemm_packed<T>(*this, q, s, 1.0, Ap, cols, 0.0, out.data, n0 * K * pq, pq, pq, K * pq);
   }
 }
 

@@ -68,6 +68,7 @@ void validate_tuning(const tuning::Tuning& t, std::size_t device_max_wg, std::si
          std::to_string(v("reduce.vw")) + " (each work-item takes at most one tail element)");
   if (v("reduce.chunk") % (2 * v("reduce.vw")) != 0)
     fail("reduce.chunk = " + std::to_string(v("reduce.chunk")) + " must be a multiple of 2 * reduce.vw");
+  need_wg("vector.wg", v("vector.wg"));
   need_wg("spmv.wg", v("spmv.wg"));
   if (v("spmv.max_lanes") > v("spmv.wg")) fail("spmv.max_lanes must not exceed spmv.wg");
   need_wg("trsv.block", v("trsv.block"));

@@ -8,6 +8,7 @@
 #include "gemm.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -53,20 +54,28 @@ tuning::Tuning gemm_tuning_for(const OpenCLBackend& cl) {
 
 // gemm's values for one dtype, derived once per device (the tuning is fixed when it opens).
 struct GemmTuned {
-  bool ready = false;
   int mwg = 0, nwg = 0, kwg = 0, mdimc = 0, ndimc = 0;
   int panel_m = 0, panel_n = 0;  // see GemmShape
   std::string defines;           // gemm.cl's build options
 };
 struct GemmState {
+  std::once_flag f32_once, f64_once;  // several queues' threads may ask first
   GemmTuned f32, f64;
 };
+
+template <class T>
+void derive_gemm_tuned(OpenCLBackend& cl, GemmTuned& g);
 
 template <class T>
 const GemmTuned& gemm_tuned(OpenCLBackend& cl) {
   GemmState& state = cl.state<GemmState>();
   GemmTuned& g = std::is_same_v<T, float> ? state.f32 : state.f64;
-  if (g.ready) return g;
+  std::call_once(std::is_same_v<T, float> ? state.f32_once : state.f64_once, [&] { derive_gemm_tuned<T>(cl, g); });
+  return g;
+}
+
+template <class T>
+void derive_gemm_tuned(OpenCLBackend& cl, GemmTuned& g) {
   const tuning::Tuning t = gemm_tuning_for<T>(cl);
   g.mwg = t.get("gemm.mwg"), g.nwg = t.get("gemm.nwg"), g.kwg = t.get("gemm.kwg");
   g.mdimc = t.get("gemm.mdimc"), g.ndimc = t.get("gemm.ndimc");
@@ -74,8 +83,6 @@ const GemmTuned& gemm_tuned(OpenCLBackend& cl) {
   g.panel_m = cl.cpu_kernels() ? g.mwg / g.mdimc : g.mwg;
   g.panel_n = cl.cpu_kernels() ? g.nwg / g.ndimc : g.nwg;
   g.defines = t.defines("gemm") + " -DPANEL_A=" + std::to_string(g.panel_m) + " -DPANEL_B=" + std::to_string(g.panel_n);
-  g.ready = true;
-  return g;
 }
 
 }  // namespace
@@ -121,19 +128,21 @@ std::size_t gemm_ptx_threads() {
 }
 
 template <class T>
-void gemm_pack(OpenCLBackend& cl, bool is_a, const void* src, std::int64_t ld, std::int64_t rows, std::int64_t k,
-               bool src_rows_contiguous, const cl::Buffer& dst, std::int64_t padded_rows, std::int64_t kp) {
+void gemm_pack(OpenCLBackend& cl, OpenClQueue& q, bool is_a, const void* src, std::int64_t src_off, std::int64_t ld,
+               std::int64_t rows, std::int64_t k, bool src_rows_contiguous, const cl::Buffer& dst,
+               std::int64_t padded_rows, std::int64_t kp) {
   if (padded_rows == 0 || kp == 0) return;
   cl::Kernel& kern = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), is_a ? "gemm_pack_a" : "gemm_pack_b");
-  cl.set_args<T>(kern, const_cast<void*>(src), ld, rows, k, src_rows_contiguous ? 1 : 0, dst, padded_rows, kp);
   // Dimension 0 follows the source's contiguous index; 16 x 4 fits every class's limits.
   const std::int64_t d0 = src_rows_contiguous ? padded_rows : kp, d1 = src_rows_contiguous ? kp : padded_rows;
-  cl.launch(kern, cl::NDRange(static_cast<std::size_t>(round_up(d0, 16)), static_cast<std::size_t>(round_up(d1, 4))),
-            cl::NDRange(16, 4));
+  cl.launch<T>(q, kern,
+               cl::NDRange(static_cast<std::size_t>(round_up(d0, 16)), static_cast<std::size_t>(round_up(d1, 4))),
+               cl::NDRange(16, 4), const_cast<void*>(src), src_off, ld, rows, k, src_rows_contiguous ? 1 : 0, dst,
+               padded_rows, kp);
 }
 
 template <class T>
-void gemm_packed(OpenCLBackend& cl, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
+void gemm_packed(OpenCLBackend& cl, OpenClQueue& q, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
                  double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
                  std::int64_t group_stride) {
   const GemmTuned& g = gemm_tuned<T>(cl);
@@ -144,44 +153,44 @@ void gemm_packed(OpenCLBackend& cl, const GemmShape& s, double alpha, const cl::
   if (cl.cpu_kernels()) {
     const int panels_m = static_cast<int>(s.mp / s.panel_m), panels_n = static_cast<int>(s.np / s.panel_n);
     cl::Kernel& k = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), "gemm_regblock");
-    cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
-                   group_stride, panels_m, panels_n);
-    cl.launch(k,
-              cl::NDRange(static_cast<std::size_t>(round_up(panels_n, g.ndimc)),
-                          static_cast<std::size_t>(round_up(panels_m, g.mdimc))),
-              cl::NDRange(ndimc, mdimc));
+    cl.launch<T>(q, k,
+                 cl::NDRange(static_cast<std::size_t>(round_up(panels_n, g.ndimc)),
+                             static_cast<std::size_t>(round_up(panels_m, g.mdimc))),
+                 cl::NDRange(ndimc, mdimc), Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha},
+                 Real{beta}, read_c, gcols, group_stride, panels_m, panels_n);
     return;
   }
   if (gemm_ptx(cl)) {
     const std::size_t threads = gemm_ptx_threads<T>();
     cl::Kernel& k = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, false), "gemm_ptx");
-    cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
-                   group_stride);
     const auto tiles_n = static_cast<std::size_t>(s.np / s.panel_n);
     const auto tiles_m = static_cast<std::size_t>(s.mp / s.panel_m);
-    cl.launch(k, cl::NDRange(tiles_n * threads, tiles_m), cl::NDRange(threads, 1));
+    cl.launch<T>(q, k, cl::NDRange(tiles_n * threads, tiles_m), cl::NDRange(threads, 1), Ap, Bp, C, c_offset, ldc, s.m,
+                 n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols, group_stride);
     return;
   }
   cl::Kernel& k = cl.kernel("gemm.cl", dtype_v<T>, gemm_defines<T>(cl), "gemm_tiled");
-  cl.set_args<T>(k, Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha}, Real{beta}, read_c, gcols,
-                 group_stride);
-  cl.launch(k,
-            cl::NDRange(static_cast<std::size_t>(s.np / g.nwg) * ndimc, static_cast<std::size_t>(s.mp / g.mwg) * mdimc),
-            cl::NDRange(ndimc, mdimc));
+  cl.launch<T>(q, k,
+               cl::NDRange(static_cast<std::size_t>(s.np / g.nwg) * ndimc,
+                           static_cast<std::size_t>(s.mp / g.mwg) * mdimc),
+               cl::NDRange(ndimc, mdimc), Ap, Bp, C, c_offset, ldc, s.m, n, static_cast<int>(s.kp), Real{alpha},
+               Real{beta}, read_c, gcols, group_stride);
 }
 
 template <class T>
-void OpenCLBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
-                         const MatView& C) {
+void OpenCLBackend::gemm(QueueImpl& qi, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
+                         double beta, const MatView& C) {
+  OpenClQueue& q = cl_queue(qi);
   const std::int64_t m = C.rows, n = C.cols, k = ta == Trans::N ? A.cols : A.rows;
   const GemmShape s = gemm_shape<T>(*this, m, n, k);
-  cl::Buffer& Ap = scratch(Scratch::gemm_a, static_cast<std::size_t>(s.mp * s.kp) * sizeof(T));
-  cl::Buffer& Bp = scratch(Scratch::gemm_b, static_cast<std::size_t>(s.np * s.kp) * sizeof(T));
+  GemmScratch& scratch = q.state<GemmScratch>();
+  cl::Buffer& Ap = grow(scratch.a, static_cast<std::size_t>(s.mp * s.kp) * sizeof(T));
+  cl::Buffer& Bp = grow(scratch.b, static_cast<std::size_t>(s.np * s.kp) * sizeof(T));
   // Packed A: rows i of op(A); op(A)(i, p) = A[i * lda + p] (N) or A[p * lda + i] (T).
-  gemm_pack<T>(*this, true, A.data, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
+  gemm_pack<T>(*this, q, true, A.data, A.offset, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
   // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
-  gemm_pack<T>(*this, false, B.data, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
-  gemm_packed<T>(*this, s, alpha, Ap, Bp, beta, C.data, 0, C.ld, n, 0);  // one group of n columns
+  gemm_pack<T>(*this, q, false, B.data, B.offset, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
+  gemm_packed<T>(*this, q, s, alpha, Ap, Bp, beta, C.data, C.offset, C.ld, n, 0);  // one group of n columns
 }
 
 #define TESSERA_GEMM_HELPERS_(T)                                                                                    \
@@ -189,9 +198,9 @@ void OpenCLBackend::gemm(Trans ta, Trans tb, double alpha, const MatView& A, con
   template const std::string& gemm_defines<T>(OpenCLBackend&);                                                     \
   template std::string gemm_ptx_defines<T>(const OpenCLBackend&, bool);                                            \
   template std::size_t gemm_ptx_threads<T>();                                                                      \
-  template void gemm_pack<T>(OpenCLBackend&, bool, const void*, std::int64_t, std::int64_t, std::int64_t, bool,    \
-                             const cl::Buffer&, std::int64_t, std::int64_t);                                       \
-  template void gemm_packed<T>(OpenCLBackend&, const GemmShape&, double, const cl::Buffer&, const cl::Buffer&,     \
+  template void gemm_pack<T>(OpenCLBackend&, OpenClQueue&, bool, const void*, std::int64_t, std::int64_t,          \
+                             std::int64_t, std::int64_t, bool, const cl::Buffer&, std::int64_t, std::int64_t);     \
+  template void gemm_packed<T>(OpenCLBackend&, OpenClQueue&, const GemmShape&, double, const cl::Buffer&, const cl::Buffer&,     \
                                double, void*, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
 TESSERA_GEMM_HELPERS_(float)
 TESSERA_GEMM_HELPERS_(double)

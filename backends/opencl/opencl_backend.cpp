@@ -1,6 +1,7 @@
 #include "opencl_backend.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "device_class.hpp"
@@ -45,9 +46,6 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
   const std::string ctx = "opencl:" + std::to_string(index) + ": opening the device";
   translate_errors(ctx, [&] {
     context_ = cl::Context(device_);
-    // In order: operations run as enqueued. Profiling on: the device timer reads kernel
-    // timestamps (a cost of a few hundred nanoseconds per command at most, below launch latency).
-    queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
 
     DeviceFacts facts;
     facts.platform_name = trim(platform_.getInfo<CL_PLATFORM_NAME>());
@@ -107,16 +105,67 @@ OpenCLBackend::OpenCLBackend(int index, const cl::Platform& platform, const cl::
         {"kernel disk cache", programs_->disk_dir().empty() ? "off" : programs_->disk_dir()},
     };
   });
-  scratch_.resize(static_cast<std::size_t>(Scratch::count));
-  scratch_bytes_.assign(static_cast<std::size_t>(Scratch::count), 0);
 }
 
 OpenCLBackend::~OpenCLBackend() {
   // Let enqueued work finish before the context goes; errors cannot be reported from here.
-  try {
-    queue_.finish();
-  } catch (...) {
+  std::lock_guard<std::mutex> lock(queues_mutex_);
+  for (auto& w : queues_)
+    if (auto q = w.lock()) try {
+        q->queue().finish();
+      } catch (...) {
+      }
+}
+
+// ---- queues ----
+
+std::shared_ptr<QueueImpl> OpenCLBackend::adopt(cl::CommandQueue queue) {
+  auto q = std::make_shared<OpenClQueue>(*this, std::move(queue));
+  std::lock_guard<std::mutex> lock(queues_mutex_);
+  queues_.erase(std::remove_if(queues_.begin(), queues_.end(), [](const auto& w) { return w.expired(); }),
+                queues_.end());
+  queues_.push_back(q);
+  return q;
+}
+
+std::shared_ptr<QueueImpl> OpenCLBackend::create_queue() {
+  // In order: operations run as enqueued. Profiling on: the device timer reads kernel
+  // timestamps (a cost of a few hundred nanoseconds per command at most, below launch latency).
+  return adopt(translate_errors(where("create_queue"),
+                                [&] { return cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE); }));
+}
+
+std::shared_ptr<QueueImpl> OpenCLBackend::wrap_queue(void* native) {
+  if (native == nullptr) throw InvalidArgument(where("wrap_queue") + ": the cl_command_queue is null");
+  auto* handle = static_cast<cl_command_queue>(native);
+  cl_context ctx = nullptr;
+  cl_device_id dev = nullptr;
+  cl_command_queue_properties props = 0;
+  if (::clGetCommandQueueInfo(handle, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr) != CL_SUCCESS ||
+      ::clGetCommandQueueInfo(handle, CL_QUEUE_DEVICE, sizeof dev, &dev, nullptr) != CL_SUCCESS ||
+      ::clGetCommandQueueInfo(handle, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr) != CL_SUCCESS)
+    throw InvalidArgument(where("wrap_queue") + ": not a valid cl_command_queue");
+  if (ctx != context_() || dev != device_())
+    throw InvalidArgument(where("wrap_queue") +
+                          ": the cl_command_queue belongs to another context or device (make it on the "
+                          "context of this device's native handles)");
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    throw InvalidArgument(where("wrap_queue") + ": the cl_command_queue is out of order; queues are in order");
+  // retainObject = true: the wrapper takes a reference of its own and releases only that.
+  return adopt(cl::CommandQueue(handle, true));
+}
+
+void OpenCLBackend::synchronize() {
+  std::vector<std::shared_ptr<OpenClQueue>> live;
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex_);
+    for (auto& w : queues_)
+      if (auto q = w.lock()) live.push_back(std::move(q));
   }
+  translate_errors(where("synchronize"), [&] {
+    for (auto& q : live) q->queue().finish();
+  });
+  note_host_wait();
 }
 
 Support OpenCLBackend::support(Op, DType dt) const {
@@ -155,31 +204,69 @@ void OpenCLBackend::deallocate(void* handle) noexcept {
   if (handle != nullptr) ::clReleaseMemObject(mem(handle));
 }
 
-void OpenCLBackend::upload(void* dst, const void* host_src, std::size_t bytes) {
-  // Blocking: the caller may reuse its host memory as soon as this returns.
+void* OpenCLBackend::wrap_memory(void* native, std::size_t bytes) {
+  if (native == nullptr) throw InvalidArgument(where("wrap_memory") + ": the cl_mem is null");
+  cl_mem m = mem(native);
+  cl_context ctx = nullptr;
+  std::size_t size = 0;
+  if (::clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr) != CL_SUCCESS ||
+      ::clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr) != CL_SUCCESS)
+    throw InvalidArgument(where("wrap_memory") + ": not a valid cl_mem");
+  if (ctx != context_())
+    throw InvalidArgument(where("wrap_memory") + ": the cl_mem belongs to another context");
+  if (size < bytes)
+    throw InvalidArgument(where("wrap_memory") + ": the cl_mem holds " + std::to_string(size) + " bytes, " +
+                          std::to_string(bytes) + " needed");
+  ::clRetainMemObject(m);  // released by release_wrapped; the application keeps its own reference
+  return m;
+}
+
+void OpenCLBackend::release_wrapped(void* handle) noexcept {
+  if (handle != nullptr) ::clReleaseMemObject(mem(handle));
+}
+
+// Plain 64-byte aligned host memory, which the interface allows on OpenCL. Pinned memory
+// (a CL_MEM_ALLOC_HOST_PTR buffer kept mapped) would let NVIDIA's driver DMA without staging;
+// not done yet: it needs a map from the host pointer back to its buffer for deallocate_host.
+void* OpenCLBackend::allocate_host(std::size_t bytes) {
+  void* p = nullptr;
+  if (::posix_memalign(&p, 64, bytes == 0 ? 64 : (bytes + 63) / 64 * 64) != 0 || p == nullptr)
+    throw OutOfMemory(where("allocate_host") + ": " + std::to_string(bytes) + " bytes of host memory");
+  return p;
+}
+
+void OpenCLBackend::deallocate_host(void* p) noexcept { std::free(p); }
+
+void OpenCLBackend::upload(QueueImpl& q, void* dst, std::size_t dst_offset, const void* host_src, std::size_t bytes,
+                           bool blocking) {
+  if (bytes == 0) return;
   translate_errors(where("upload"), [&] {
-    cl_int err = ::clEnqueueWriteBuffer(queue_(), mem(dst), CL_TRUE, 0, bytes, host_src, 0, nullptr, nullptr);
+    const cl_int err = ::clEnqueueWriteBuffer(cl_queue(q).queue()(), mem(dst), blocking ? CL_TRUE : CL_FALSE,
+                                              dst_offset, bytes, host_src, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueWriteBuffer");
   });
+  if (blocking) note_host_wait();
 }
 
-void OpenCLBackend::download(void* host_dst, const void* src, std::size_t bytes) {
+void OpenCLBackend::download(QueueImpl& q, void* host_dst, const void* src, std::size_t src_offset,
+                             std::size_t bytes, bool blocking) {
+  if (bytes == 0) return;
   translate_errors(where("download"), [&] {
-    cl_int err = ::clEnqueueReadBuffer(queue_(), mem(src), CL_TRUE, 0, bytes, host_dst, 0, nullptr, nullptr);
+    const cl_int err = ::clEnqueueReadBuffer(cl_queue(q).queue()(), mem(src), blocking ? CL_TRUE : CL_FALSE,
+                                             src_offset, bytes, host_dst, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueReadBuffer");
   });
+  if (blocking) note_host_wait();
 }
 
-void OpenCLBackend::copy(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0 || dst == src) return;
+void OpenCLBackend::copy(QueueImpl& q, void* dst, std::size_t dst_offset, const void* src, std::size_t src_offset,
+                         std::size_t bytes) {
+  if (bytes == 0 || (dst == src && dst_offset == src_offset)) return;
   translate_errors(where("copy"), [&] {
-    cl_int err = ::clEnqueueCopyBuffer(queue_(), mem(src), mem(dst), 0, 0, bytes, 0, nullptr, nullptr);
+    const cl_int err = ::clEnqueueCopyBuffer(cl_queue(q).queue()(), mem(src), mem(dst), src_offset, dst_offset,
+                                             bytes, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueCopyBuffer");
   });
-}
-
-void OpenCLBackend::synchronize() {
-  translate_errors(where("synchronize"), [&] { queue_.finish(); });
 }
 
 // ---- helpers for the operation files ----
@@ -190,42 +277,49 @@ cl::Kernel& OpenCLBackend::kernel(const char* file, DType dt, const std::string&
   options += " " + tuning_.defines("device");  // DEVICE_CPU_KERNELS picks each file's variants (common.cl)
   if (nvidia_ptx_) options += " -DTESSERA_NVIDIA_PTX=1";
   if (!defines.empty()) options += " " + defines;
+  std::lock_guard<std::mutex> lock(mutex_);  // the cache's maps; a first use builds under it
   return programs_->kernel(file, options, name);
 }
 
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint i, DType, void* handle) {
-  cl_mem m = mem(handle);  // may be null for an empty operand, which OpenCL allows
-  k.setArg(i, sizeof(cl_mem), &m);
-}
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint i, DType, const cl::Buffer& b) { k.setArg(i, b); }
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint i, DType, int v) { k.setArg(i, static_cast<cl_int>(v)); }
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint i, DType, std::int64_t v) { k.setArg(i, static_cast<cl_long>(v)); }
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint i, DType dt, Real v) {
-  if (dt == DType::f32)
-    k.setArg(i, static_cast<cl_float>(v.value));
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, void* handle) {
+  cl_mem m = mem(handle);  // may be null for an empty or absent operand, which OpenCL allows
+  if (m == nullptr)
+    k.setArg(i++, sizeof(cl_mem), nullptr);  // the kernel's pointer is then NULL (clSetKernelArg)
   else
-    k.setArg(i, static_cast<cl_double>(v.value));
+    k.setArg(i++, sizeof(cl_mem), &m);
+}
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::Buffer& b) { k.setArg(i++, b); }
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, int v) { k.setArg(i++, static_cast<cl_int>(v)); }
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, std::int64_t v) {
+  k.setArg(i++, static_cast<cl_long>(v));
+}
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType dt, Real v) {
+  if (dt == DType::f32)
+    k.setArg(i++, static_cast<cl_float>(v.value));
+  else
+    k.setArg(i++, static_cast<cl_double>(v.value));
+}
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::LocalSpaceArg& v) { k.setArg(i++, v); }
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType dt, const Coef& c) {
+  set_arg(k, i, dt, Real{c.value});
+  for (const ScalarRef* s : {&c.num[0], &c.num[1], &c.den[0], &c.den[1]}) {
+    set_arg(k, i, dt, s->data);
+    set_arg(k, i, dt, s->offset);
+  }
 }
 
-void OpenCLBackend::launch(cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
-  for (cl::size_type d = 0; d < global.dimensions(); ++d)
-    if (global.get()[d] == 0) return;  // nothing to do; OpenCL 1.2 rejects empty ranges
-  queue_.enqueueNDRangeKernel(k, cl::NullRange, global, local);
-}
-
-cl::Buffer& OpenCLBackend::scratch(Scratch slot, std::size_t bytes) {
-  const auto i = static_cast<std::size_t>(slot);
+cl::Buffer& OpenCLBackend::grow(ScratchBuffer& s, std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  if (scratch_bytes_[i] < bytes) {
-    scratch_[i] = cl::Buffer();  // release the old one first: it may be most of the memory
-    scratch_bytes_[i] = 0;
+  if (s.bytes < bytes) {
+    s.buffer = cl::Buffer();  // release the old one first: it may be most of the memory
+    s.bytes = 0;
     if (bytes > max_alloc_)
       throw OutOfMemory("opencl:" + std::to_string(index_) + ": scratch memory of " + std::to_string(bytes) +
                         " bytes exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (" + std::to_string(max_alloc_) + ")");
-    scratch_[i] = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes);
-    scratch_bytes_[i] = bytes;
+    s.buffer = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes);
+    s.bytes = bytes;
   }
-  return scratch_[i];
+  return s.buffer;
 }
 
 }  // namespace tessera::opencl

@@ -1,14 +1,17 @@
-// The OpenCL backend: one device, its own context and in-order command queue, the tuning values
-// that specialise every kernel, and the program cache. Memory handles in views are cl_mem
-// objects cast to void*. Every operation is enqueued on the queue; download() and the
-// reductions wait for their result, everything else returns once enqueued.
+// The OpenCL backend: one device, its own context, the tuning values that specialise every
+// kernel, the program cache, and its queues (queue.hpp: in-order command queues, each with the
+// scratch memory of the calls run on it). Memory handles in views are cl_mem objects cast to
+// void*. Every operation is enqueued on the queue it is given and returns without waiting; only
+// blocking transfers, the queues' and events' synchronize, synchronize() and sptrsv_analyze wait.
 //
 // TypedBackend checks dtype and support() once and calls the typed op templates; run() wraps
-// every op (one at a time, OpenCL errors translated). One file per operation (reduce.cpp,
-// spmv.cpp, ...) defines its templates with its own helpers and state: it picks the kernel
-// variant (device.cpu_kernels), derives the launch shape from the tuning values and the problem
-// size, and enqueues. Kernels are in kernels/opencl/*.cl. This header holds only what several
-// operations share.
+// every op (OpenCL errors translated). Threads call concurrently on different queues: the
+// backend's mutex guards only what queues share (kernel objects between setArg and enqueue, the
+// program cache, per-matrix caches, per-device state), never a wait for the device. One file per
+// operation (reduce.cpp, spmv.cpp, ...) defines its templates with its own helpers and state: it
+// picks the kernel variant (device.cpu_kernels), derives the launch shape from the tuning values
+// and the problem size, and enqueues. Kernels are in kernels/opencl/*.cl; views' offsets go to
+// them as element-offset arguments. This header holds only what several operations share.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 
 #include "cl_common.hpp"
 #include "program_cache.hpp"
+#include "queue.hpp"
 #include "tessera/typed_backend.hpp"
 #include "tuning/tuning.hpp"
 
@@ -39,26 +43,35 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   DeviceInfo info() const override { return info_; }
   Support support(Op, DType) const override;
 
+  std::shared_ptr<QueueImpl> create_queue() override;
+  std::shared_ptr<QueueImpl> wrap_queue(void* native) override;
+  void synchronize() override;
+
   void* allocate(std::size_t bytes) override;
   void deallocate(void* handle) noexcept override;
-  void upload(void* dst, const void* host_src, std::size_t bytes) override;
-  void download(void* host_dst, const void* src, std::size_t bytes) override;
-  void copy(void* dst, const void* src, std::size_t bytes) override;
-  void synchronize() override;
-  std::unique_ptr<DeviceTimer> device_timer() override;  // device_timer.cpp: profiling events
+  void* wrap_memory(void* native, std::size_t bytes) override;
+  void release_wrapped(void* handle) noexcept override;
+  void* allocate_host(std::size_t bytes) override;
+  void deallocate_host(void* p) noexcept override;
+  void upload(QueueImpl& q, void* dst, std::size_t dst_offset, const void* host_src, std::size_t bytes,
+              bool blocking) override;
+  void download(QueueImpl& q, void* host_dst, const void* src, std::size_t src_offset, std::size_t bytes,
+                bool blocking) override;
+  void copy(QueueImpl& q, void* dst, std::size_t dst_offset, const void* src, std::size_t src_offset,
+            std::size_t bytes) override;
+  std::unique_ptr<DeviceTimer> device_timer(QueueImpl& q) override;  // device_timer.cpp: profiling events
 
   TESSERA_TYPED_BACKEND_OPERATIONS
 
-  // Every operation: one at a time (kernel objects, scratch and per-op state are shared), its
-  // OpenCL errors translated with "opencl:N <op>" as context.
+  // Every operation: its OpenCL errors translated with "opencl:N <op>" as context. No lock here:
+  // calls on one queue are serialised by lib/, and what queues share is locked where it is used.
   template <class F>
   decltype(auto) run(Op op, F&& f) {
-    std::lock_guard<std::mutex> lock(mutex_);
     return translate_errors(where(to_string(op)), std::forward<F>(f));
   }
 
-  // Queues the device timer's mark kernel; `event` gets its profiling timestamps.
-  void enqueue_mark(cl::Event& event);
+  // Queues the device timer's mark kernel on q; `event` gets its profiling timestamps.
+  void enqueue_mark(OpenClQueue& q, cl::Event& event);
   // "opencl:N gemm": the context of every error message of an operation.
   std::string where(const char* op) const;
 
@@ -74,52 +87,66 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   // Local memory one work-group may use: the device's, bounded by device.local_mem_kb.
   std::size_t local_mem_limit() const;
   cl::Context& context() { return context_; }
-  cl::CommandQueue& queue() { return queue_; }
 
-  // Kernel `name` of kernels/opencl/<file> for dtype dt, with extra -D options.
+  // Kernel `name` of kernels/opencl/<file> for dtype dt, with extra -D options. The object is
+  // shared by every queue: set its arguments only through launch(), which holds the lock.
   cl::Kernel& kernel(const char* file, DType dt, const std::string& defines, const char* name);
 
-  // Sets the kernel's arguments in order: cl_mem handles (void*), cl::Buffer, int, long
-  // (std::int64_t) or Real (converted to T).
+  // Enqueues k on q with its arguments, in order: cl_mem handles (void*; null allowed),
+  // cl::Buffer, int, long (std::int64_t), Real (converted to T), cl::LocalSpaceArg or Coef. setArg and
+  // enqueue are one step under the mutex (the kernel object is shared). A null local range lets
+  // the driver choose; an empty global range enqueues nothing. `wait` (may be null): events the
+  // kernel waits for; `done` (may be null): receives the kernel's event.
   template <class T, class... Args>
-  void set_args(cl::Kernel& k, const Args&... args) {
+  void launch(OpenClQueue& q, cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local,
+              const Args&... args) {
+    launch_ordered<T>(q, k, global, local, nullptr, nullptr, args...);
+  }
+  template <class T, class... Args>
+  void launch_ordered(OpenClQueue& q, cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local,
+                      const std::vector<cl::Event>* wait, cl::Event* done, const Args&... args) {
+    for (cl::size_type d = 0; d < global.dimensions(); ++d)
+      if (global.get()[d] == 0) return;  // nothing to do; OpenCL 1.2 rejects empty ranges
+    std::lock_guard<std::mutex> lock(mutex_);
     cl_uint index = 0;
-    (set_arg(k, index++, dtype_v<T>, args), ...);
+    (set_arg(k, index, dtype_v<T>, args), ...);
+    q.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local, wait, done);
   }
 
-  // Enqueues k on the queue; a null local range lets the driver choose.
-  void launch(cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local);
+  // The buffer of s, grown to at least `bytes` (per-queue scratch: queue.hpp).
+  cl::Buffer& grow(ScratchBuffer& s, std::size_t bytes);
 
-  // Device scratch memory, one growing buffer per slot, reused across calls (operations are
-  // serialised by run() and the queue is in order, so a slot is never in use twice).
-  enum class Scratch {
-    reduce_partial, reduce_result, stencil, gemm_a, gemm_b, conv_image, conv_cols,
-    trsv_inverse, trsv_sync, sptrsv_ticket, spmv_merge_coords, spmv_carry_rows, spmv_carry_vals,
-    conv_ktab, count
-  };
-  cl::Buffer& scratch(Scratch slot, std::size_t bytes);
-
-  // An operation's own state on this device (a struct of its file, default-constructed on
-  // first use, kept until the device closes); callers hold run()'s lock.
+  // An operation's state shared by all queues of this device (a struct of its file,
+  // default-constructed on first use, kept until the device closes). The map access is locked;
+  // the struct's contents are the caller's to guard (with mutex()).
   template <class S>
   S& state() {
+    std::lock_guard<std::mutex> lock(mutex_);
     auto& slot = states_[std::type_index(typeid(S))];
     if (!slot) slot = std::shared_ptr<void>(new S(), [](void* p) { delete static_cast<S*>(p); });
     return *static_cast<S*>(slot.get());
   }
+  // Guards state shared by queues; never held while waiting for the device, nor across launch().
+  std::mutex& mutex() { return mutex_; }
 
  private:
-  void set_arg(cl::Kernel& k, cl_uint i, DType, void* handle);
-  void set_arg(cl::Kernel& k, cl_uint i, DType, const cl::Buffer& b);
-  void set_arg(cl::Kernel& k, cl_uint i, DType, int v);
-  void set_arg(cl::Kernel& k, cl_uint i, DType, std::int64_t v);
-  void set_arg(cl::Kernel& k, cl_uint i, DType dt, Real v);
+  // Each sets the argument(s) at index i on and advances i past them.
+  void set_arg(cl::Kernel& k, cl_uint& i, DType, void* handle);
+  void set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::Buffer& b);
+  void set_arg(cl::Kernel& k, cl_uint& i, DType, int v);
+  void set_arg(cl::Kernel& k, cl_uint& i, DType, std::int64_t v);
+  void set_arg(cl::Kernel& k, cl_uint& i, DType dt, Real v);
+  void set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::LocalSpaceArg& v);
+  // Nine arguments: the value (as Real), then (buffer, element offset) of num[0], num[1],
+  // den[0], den[1]; an absent factor is a null buffer (kernels/opencl/vector.cl, COEF_PARAMS).
+  void set_arg(cl::Kernel& k, cl_uint& i, DType dt, const Coef& c);
+  // A new queue object around `queue`, remembered for synchronize().
+  std::shared_ptr<QueueImpl> adopt(cl::CommandQueue queue);
 
   int index_;
   cl::Platform platform_;
   cl::Device device_;
   cl::Context context_;
-  cl::CommandQueue queue_;
   tuning::Tuning tuning_;
   bool cpu_kernels_ = false;
   DeviceInfo info_;
@@ -131,10 +158,10 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   std::size_t local_mem_ = 0;
   std::size_t base_align_bits_ = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: every buffer's alignment
   std::unique_ptr<ProgramCache> programs_;
-  std::vector<cl::Buffer> scratch_;
-  std::vector<std::size_t> scratch_bytes_;
   std::unordered_map<std::type_index, std::shared_ptr<void>> states_;
-  std::mutex mutex_;  // one operation at a time: kernel objects and scratch are shared state
+  std::mutex mutex_;  // what queues share: kernel objects (setArg + enqueue), programs, states_
+  std::mutex queues_mutex_;
+  std::vector<std::weak_ptr<OpenClQueue>> queues_;  // every live queue, for synchronize()
 };
 
 }  // namespace tessera::opencl

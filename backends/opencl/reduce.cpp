@@ -2,12 +2,13 @@
 // number of groups (reduce.groups_per_cu per compute unit), grid-stride Kahan sums and a
 // local-memory tree per group; cpu kernels = one work-item per `reduce.chunk` consecutive
 // elements, vector accumulators, no local memory. Pass 2 = one work-group's tree over the
-// partials, then one value is read back (blocking).
+// partials, writing the T result into `out` on the device (norm2: its square root there): no
+// host round trip. The partials are per-queue scratch (ReduceScratch).
+#include "reduce.hpp"
+
 #include <algorithm>
 #include <string>
 #include <type_traits>
-
-#include "opencl_backend.hpp"
 
 namespace tessera::opencl {
 
@@ -25,68 +26,89 @@ const char* final_kernel(const std::string& op) {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// The two passes of reduce (y null) and dot; `op` names the kernels.
+// The two passes of reduce (y null) and dot; `op` names the kernels; root: out = sqrt(result).
 template <class T>
-double reduce_passes(OpenCLBackend& cl, const char* op, const VecView& x, const VecView* y) {
-  using Scratch = OpenCLBackend::Scratch;
+void reduce_passes(OpenCLBackend& cl, OpenClQueue& q, const std::string& op, const VecView& x, const VecView* y,
+                   const VecView& out, bool root) {
   const tuning::Tuning& t = cl.tuning();
   const std::int64_t n = x.n;
   const std::int64_t wg = t["reduce.wg"];
-  // Additive reductions of float data accumulate in double where the device has it (the contract
-  // every device keeps: reduce.cl); their partials and result are then doubles.
-  const bool wide = std::is_same_v<T, float> && cl.support(Op::reduce, DType::f64).ok;
-  const std::string defines = t.defines("reduce") + (wide ? " -DTESSERA_ACC_FP64" : "");
-  const std::size_t part_bytes = additive(op) && wide ? sizeof(double) : sizeof(T);
+  const std::string defines = reduce_defines<T>(cl);
+  const std::size_t part_bytes = additive(op) ? reduce_partial_bytes<T>(cl) : sizeof(T);
   void* ydata = y ? y->data : x.data;  // unread by the single-operand kernels
+  const std::int64_t yoff = y ? y->offset : x.offset;
 
   std::int64_t partials = 0;
-  const std::string base = std::string("reduce_") + op;
+  const std::string base = "reduce_" + op;
+  ReduceScratch& scratch = q.state<ReduceScratch>();
   if (cl.cpu_kernels()) {
     partials = ceil_div(n, t["reduce.chunk"]);
-    cl::Buffer& part = cl.scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * part_bytes);
+    cl::Buffer& part = cl.grow(scratch.partials, static_cast<std::size_t>(partials) * part_bytes);
     cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, defines, (base + "_chunks").c_str());
-    cl.set_args<T>(k, x.data, ydata, n, part);
-    cl.launch(k, cl::NDRange(static_cast<std::size_t>(ceil_div(partials, wg) * wg)),
-              cl::NDRange(static_cast<std::size_t>(wg)));
+    cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(ceil_div(partials, wg) * wg)),
+                 cl::NDRange(static_cast<std::size_t>(wg)), x.data, x.offset, ydata, yoff, n, part);
   } else {
     partials = std::max<std::int64_t>(
         1, std::min<std::int64_t>(ceil_div(n, wg), static_cast<std::int64_t>(cl.compute_units()) *
                                                        t["reduce.groups_per_cu"]));
-    cl::Buffer& part = cl.scratch(Scratch::reduce_partial, static_cast<std::size_t>(partials) * part_bytes);
+    cl::Buffer& part = cl.grow(scratch.partials, static_cast<std::size_t>(partials) * part_bytes);
     cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, defines, (base + "_tree").c_str());
-    cl.set_args<T>(k, x.data, ydata, n, part);
-    cl.launch(k, cl::NDRange(static_cast<std::size_t>(partials * wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+    cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(partials * wg)), cl::NDRange(static_cast<std::size_t>(wg)),
+                 x.data, x.offset, ydata, yoff, n, part, std::int64_t{0}, 0);
   }
-
-  cl::Buffer* result = &cl.scratch(Scratch::reduce_partial, 0);
-  if (partials > 1) {
-    result = &cl.scratch(Scratch::reduce_result, part_bytes);
-    cl::Kernel& k2 = cl.kernel("reduce.cl", dtype_v<T>, defines, final_kernel(op));
-    cl.set_args<T>(k2, cl.scratch(Scratch::reduce_partial, 0), cl.scratch(Scratch::reduce_partial, 0), partials,
-                   *result);
-    cl.launch(k2, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)));
-  }
-  if (part_bytes == sizeof(double)) {
-    double v = 0;
-    cl.queue().enqueueReadBuffer(*result, CL_TRUE, 0, sizeof v, &v);
-    return v;
-  }
-  T v = 0;
-  cl.queue().enqueueReadBuffer(*result, CL_TRUE, 0, sizeof v, &v);
-  return static_cast<double>(v);
+  // Pass 2 always runs, even over one partial: it converts the accumulator to T into `out`.
+  cl::Kernel& k2 = cl.kernel("reduce.cl", dtype_v<T>, defines, final_kernel(op));
+  const cl::Buffer& part = scratch.partials.buffer;
+  cl.launch<T>(q, k2, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), part,
+               std::int64_t{0}, part, std::int64_t{0}, partials, out.data, out.offset, root ? 1 : 0);
 }
 
 }  // namespace
 
 template <class T>
-double OpenCLBackend::reduce(ReduceOp op, const VecView& x) {
-  return reduce_passes<T>(*this, to_string(op), x, nullptr);
+bool reduce_wide(const OpenCLBackend& cl) {
+  return std::is_same_v<T, float> && cl.support(Op::reduce, DType::f64).ok;
 }
 
 template <class T>
-double OpenCLBackend::dot(const VecView& x, const VecView& y) {
-  return reduce_passes<T>(*this, "dot", x, &y);
+std::string reduce_defines(const OpenCLBackend& cl) {
+  return cl.tuning().defines("reduce") + (reduce_wide<T>(cl) ? " -DTESSERA_ACC_FP64" : "");
 }
+
+template <class T>
+std::size_t reduce_partial_bytes(const OpenCLBackend& cl) {
+  return reduce_wide<T>(cl) ? sizeof(double) : sizeof(T);
+}
+
+template <class T>
+void reduce_sum_final(OpenCLBackend& cl, OpenClQueue& q, const cl::Buffer& partials, std::int64_t first,
+                      std::int64_t count, const VecView& out, bool root) {
+  const std::int64_t wg = cl.tuning()["reduce.wg"];
+  cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, reduce_defines<T>(cl), "reduce_sum_final");
+  cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), partials,
+               first, partials, first, count, out.data, out.offset, root ? 1 : 0);
+}
+
+template <class T>
+void OpenCLBackend::reduce(QueueImpl& q, ReduceOp op, const VecView& x, const VecView& out) {
+  const bool norm2 = op == ReduceOp::norm2;  // sum_squares' passes, the square root in pass 2
+  reduce_passes<T>(*this, cl_queue(q), norm2 ? "sum_squares" : to_string(op), x, nullptr, out, norm2);
+}
+
+template <class T>
+void OpenCLBackend::dot(QueueImpl& q, const VecView& x, const VecView& y, const VecView& out) {
+  reduce_passes<T>(*this, cl_queue(q), "dot", x, &y, out, false);
+}
+
+#define TESSERA_REDUCE_HELPERS_(T)                                                                        \
+  template bool reduce_wide<T>(const OpenCLBackend&);                                                    \
+  template std::string reduce_defines<T>(const OpenCLBackend&);                                          \
+  template std::size_t reduce_partial_bytes<T>(const OpenCLBackend&);                                    \
+  template void reduce_sum_final<T>(OpenCLBackend&, OpenClQueue&, const cl::Buffer&, std::int64_t, std::int64_t, \
+                                    const VecView&, bool);
+TESSERA_REDUCE_HELPERS_(float)
+TESSERA_REDUCE_HELPERS_(double)
+#undef TESSERA_REDUCE_HELPERS_
 
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, reduce)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, dot)

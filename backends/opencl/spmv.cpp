@@ -8,8 +8,11 @@
 //  - stream (short, even rows): a group's rows read as one coalesced run of nonzeros;
 //  - vector: `lanes` work-items per row, so short rows do not leave most of a warp idle and
 //    long rows are read coalesced.
+// The merge partitions are per matrix and shared by all queues (behind the backend's mutex);
+// the carries are per-queue scratch.
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "opencl_backend.hpp"
 #include "plan/spmv_policy.hpp"
@@ -19,57 +22,80 @@ namespace tessera::opencl {
 namespace {
 
 // The merge kernel's tile partitions, one per matrix (keyed by CsrView::generation; a matrix
-// without a generation uses scratch memory).
+// without a generation uses per-queue scratch). `ready`: the partition kernel, which ran on the
+// queue that first needed it; a call on another queue waits for it on the device.
 struct SpmvMergeCache {
-  std::unordered_map<std::uint64_t, cl::Buffer> coords;
+  struct Entry {
+    cl::Buffer coords;
+    cl::Event ready;
+  };
+  std::unordered_map<std::uint64_t, Entry> entries;
+};
+// Per-queue scratch of the merge kernel.
+struct SpmvScratch {
+  ScratchBuffer coords, carry_rows, carry_vals;
 };
 
 std::size_t round_up(std::int64_t v, std::int64_t m) { return static_cast<std::size_t>((v + m - 1) / m * m); }
 
+// The partition for A and the events a merge kernel using it must wait for (none when it was
+// computed on q just now).
 template <class T>
-cl::Buffer merge_coords(OpenCLBackend& cl, const CsrView& A, const std::string& defines, int tiles) {
-  auto& cache = cl.state<SpmvMergeCache>().coords;
+cl::Buffer merge_coords(OpenCLBackend& cl, OpenClQueue& q, const CsrView& A, const std::string& defines, int tiles,
+                        std::vector<cl::Event>& wait) {
+  SpmvMergeCache& cache = cl.state<SpmvMergeCache>();
   const bool cached = A.generation != 0;
-  if (cached)
-    if (auto it = cache.find(A.generation); it != cache.end()) return it->second;
+  if (cached) {
+    std::lock_guard<std::mutex> lock(cl.mutex());
+    if (auto it = cache.entries.find(A.generation); it != cache.entries.end()) {
+      wait.push_back(it->second.ready);
+      return it->second.coords;
+    }
+  }
   const std::size_t bytes = static_cast<std::size_t>(tiles + 1) * 2 * sizeof(cl_int);
   cl::Buffer coords = cached ? cl::Buffer(cl.context(), CL_MEM_READ_WRITE, bytes)
-                             : cl.scratch(OpenCLBackend::Scratch::spmv_merge_coords, bytes);
+                             : cl.grow(q.state<SpmvScratch>().coords, bytes);
   cl::Kernel& k = cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_merge_partition");
-  cl.set_args<T>(k, A.row_ptr, static_cast<int>(A.rows), static_cast<int>(A.nnz), tiles, coords);
   const std::int64_t wg = cl.tuning()["spmv.wg"];
-  cl.launch(k, cl::NDRange(round_up(tiles + 1, wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+  cl::Event done;
+  cl.launch_ordered<T>(q, k, cl::NDRange(round_up(tiles + 1, wg)), cl::NDRange(static_cast<std::size_t>(wg)), nullptr,
+                       &done, A.row_ptr, static_cast<int>(A.rows), static_cast<int>(A.nnz), tiles, coords);
   if (cached) {
-    if (cache.size() >= 32) cache.clear();  // a bound, not an LRU: rebuilt on demand
-    cache[A.generation] = coords;
+    std::lock_guard<std::mutex> lock(cl.mutex());
+    if (cache.entries.size() >= 32) cache.entries.clear();  // a bound, not an LRU: rebuilt on demand
+    cache.entries[A.generation] = {coords, done};  // another thread's equal partition may be replaced
   }
   return coords;
 }
 
 template <class T>
-void spmv_merge(OpenCLBackend& cl, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y,
-                const std::string& defines) {
-  using Scratch = OpenCLBackend::Scratch;
+void spmv_merge(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                const VecView& y, const std::string& defines) {
   const std::int64_t wg = cl.tuning()["spmv.wg"];
   const std::int64_t tile = wg * cl.tuning()["spmv.merge_items"];
   const int tiles = static_cast<int>((A.rows + A.nnz + tile - 1) / tile);
-  const cl::Buffer coords = merge_coords<T>(cl, A, defines, tiles);
-  cl::Buffer& carry_rows = cl.scratch(Scratch::spmv_carry_rows, static_cast<std::size_t>(tiles) * sizeof(cl_int));
-  cl::Buffer& carry_vals = cl.scratch(Scratch::spmv_carry_vals, static_cast<std::size_t>(tiles) * sizeof(T));
+  std::vector<cl::Event> wait;
+  const cl::Buffer coords = merge_coords<T>(cl, q, A, defines, tiles, wait);
+  SpmvScratch& scratch = q.state<SpmvScratch>();
+  cl::Buffer& carry_rows = cl.grow(scratch.carry_rows, static_cast<std::size_t>(tiles) * sizeof(cl_int));
+  cl::Buffer& carry_vals = cl.grow(scratch.carry_vals, static_cast<std::size_t>(tiles) * sizeof(T));
   const int read_y = beta != 0.0 ? 1 : 0;
   cl::Kernel& k = cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_merge");
-  cl.set_args<T>(k, A.row_ptr, A.col_idx, A.values, x.data, y.data, static_cast<int>(A.rows), Real{alpha}, Real{beta},
-                 read_y, coords, carry_rows, carry_vals);
-  cl.launch(k, cl::NDRange(static_cast<std::size_t>(tiles * wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+  cl.launch_ordered<T>(q, k, cl::NDRange(static_cast<std::size_t>(tiles * wg)), cl::NDRange(static_cast<std::size_t>(wg)),
+                       wait.empty() ? nullptr : &wait, nullptr, A.row_ptr, A.col_idx, A.values, x.data, x.offset, y.data,
+                       y.offset, static_cast<int>(A.rows), Real{alpha}, Real{beta}, read_y, coords, carry_rows,
+                       carry_vals);
   cl::Kernel& fix = cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_merge_fixup");
-  cl.set_args<T>(fix, carry_rows, carry_vals, tiles, static_cast<int>(A.rows), Real{alpha}, y.data);
-  cl.launch(fix, cl::NDRange(round_up(tiles, wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+  cl.launch<T>(q, fix, cl::NDRange(round_up(tiles, wg)), cl::NDRange(static_cast<std::size_t>(wg)), carry_rows,
+               carry_vals, tiles, static_cast<int>(A.rows), Real{alpha}, y.data, y.offset);
 }
 
 }  // namespace
 
 template <class T>
-void OpenCLBackend::spmv(double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) {
+void OpenCLBackend::spmv(QueueImpl& qi, double alpha, const CsrView& A, const VecView& x, double beta,
+                         const VecView& y) {
+  OpenClQueue& q = cl_queue(qi);
   const tuning::Tuning& t = tuning_;
   const std::string defines = t.defines("spmv");
   const int read_y = beta != 0.0 ? 1 : 0;  // beta == 0: y is not read
@@ -79,17 +105,17 @@ void OpenCLBackend::spmv(double alpha, const CsrView& A, const VecView& x, doubl
     case plan::SpmvKernel::rows: {
       const std::int64_t items = (A.rows + t["spmv.rows_per_item"] - 1) / t["spmv.rows_per_item"];
       cl::Kernel& k = kernel("spmv.cl", dtype_v<T>, defines, "spmv_rows");
-      set_args<T>(k, A.row_ptr, A.col_idx, A.values, x.data, y.data, A.rows, Real{alpha}, Real{beta}, read_y);
-      launch(k, cl::NDRange(round_up(items, wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+      launch<T>(q, k, cl::NDRange(round_up(items, wg)), cl::NDRange(static_cast<std::size_t>(wg)), A.row_ptr, A.col_idx,
+                A.values, x.data, x.offset, y.data, y.offset, A.rows, Real{alpha}, Real{beta}, read_y);
       return;
     }
     case plan::SpmvKernel::merge:
-      spmv_merge<T>(*this, alpha, A, x, beta, y, defines);
+      spmv_merge<T>(*this, q, alpha, A, x, beta, y, defines);
       return;
     case plan::SpmvKernel::stream: {
       cl::Kernel& k = kernel("spmv.cl", dtype_v<T>, defines, "spmv_stream");
-      set_args<T>(k, A.row_ptr, A.col_idx, A.values, x.data, y.data, A.rows, Real{alpha}, Real{beta}, read_y);
-      launch(k, cl::NDRange(round_up(A.rows, wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+      launch<T>(q, k, cl::NDRange(round_up(A.rows, wg)), cl::NDRange(static_cast<std::size_t>(wg)), A.row_ptr,
+                A.col_idx, A.values, x.data, x.offset, y.data, y.offset, A.rows, Real{alpha}, Real{beta}, read_y);
       return;
     }
     case plan::SpmvKernel::vector: {
@@ -97,8 +123,9 @@ void OpenCLBackend::spmv(double alpha, const CsrView& A, const VecView& x, doubl
       const std::int64_t rows_per_group = wg / lanes;
       const std::int64_t groups = (A.rows + rows_per_group - 1) / rows_per_group;
       cl::Kernel& k = kernel("spmv.cl", dtype_v<T>, defines, "spmv_vector");
-      set_args<T>(k, A.row_ptr, A.col_idx, A.values, x.data, y.data, A.rows, Real{alpha}, Real{beta}, read_y, lanes);
-      launch(k, cl::NDRange(static_cast<std::size_t>(groups * wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+      launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(groups * wg)), cl::NDRange(static_cast<std::size_t>(wg)),
+                A.row_ptr, A.col_idx, A.values, x.data, x.offset, y.data, y.offset, A.rows, Real{alpha}, Real{beta},
+                read_y, lanes);
       return;
     }
   }

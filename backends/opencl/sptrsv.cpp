@@ -10,6 +10,9 @@
 //    consecutive smaller levels are solved by one work-group with a barrier between levels (one
 //    launch for a whole chain of small levels instead of one per level; on the H200 letting one
 //    group take levels of up to 2048 rows was slower: 2.7 against 2.1 ms, 128^3 Laplacian, f32).
+// A plan may be used on any queue: the sync-free plan's flags and epoch are the plan's, so its
+// solves are chained on the device (each waits for the previous one's event, whichever queue
+// ran it), under the backend's mutex.
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -46,23 +49,33 @@ class OpenCLSptrsvPlan final : public SptrsvPlanData {
   int tasks = 0;
   std::size_t ready_bytes = 0;
   cl::Buffer task_ptr, ready;
-  mutable int epoch = 0;
+  mutable int epoch = 0;         // guarded by the backend's mutex
+  mutable cl::Event last_solve;  // the latest sync-free solve (same mutex)
+};
+
+// Per-queue scratch of the sync-free solve: its task ticket.
+struct SptrsvScratch {
+  ScratchBuffer ticket;
 };
 
 }  // namespace
 
 template <class T>
-std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(Uplo uplo, Diag diag, const CsrView& A) {
+std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(QueueImpl& qi, Uplo uplo, Diag diag, const CsrView& A) {
+  cl::CommandQueue& queue = cl_queue(qi).queue();
   const std::int64_t n = A.rows;
   const auto un = static_cast<std::size_t>(n);
   std::vector<std::int32_t> rp(un + 1), ci(static_cast<std::size_t>(A.nnz));
-  queue_.enqueueReadBuffer(cl::Buffer(mem(A.row_ptr), true), CL_TRUE, 0, rp.size() * 4, rp.data());
-  if (A.nnz > 0) queue_.enqueueReadBuffer(cl::Buffer(mem(A.col_idx), true), CL_TRUE, 0, ci.size() * 4, ci.data());
+  // The structure comes to the host (the one wait of an op: the verdict on singularity is the
+  // caller's answer); the last read blocks for all three.
   std::vector<T> values;
-  if (diag == Diag::non_unit && A.nnz > 0) {
-    values.resize(static_cast<std::size_t>(A.nnz));
-    queue_.enqueueReadBuffer(cl::Buffer(mem(A.values), true), CL_TRUE, 0, values.size() * sizeof(T), values.data());
-  }
+  if (diag == Diag::non_unit && A.nnz > 0) values.resize(static_cast<std::size_t>(A.nnz));
+  queue.enqueueReadBuffer(cl::Buffer(mem(A.row_ptr), true), CL_FALSE, 0, rp.size() * 4, rp.data());
+  if (A.nnz > 0) queue.enqueueReadBuffer(cl::Buffer(mem(A.col_idx), true), CL_FALSE, 0, ci.size() * 4, ci.data());
+  if (!values.empty())
+    queue.enqueueReadBuffer(cl::Buffer(mem(A.values), true), CL_FALSE, 0, values.size() * sizeof(T), values.data());
+  queue.finish();
+  note_host_wait();
 
   auto plan = std::make_shared<OpenCLSptrsvPlan>();
   plan->owner = this;
@@ -97,7 +110,8 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(Uplo uplo, Diag di
     // f32: a 64-bit word per row (epoch and value); f64: an int flag (kernels/opencl/sptrsv.cl).
     plan->ready_bytes = un * (std::is_same_v<T, float> ? sizeof(cl_ulong) : sizeof(cl_int));
     plan->ready = cl::Buffer(context_, CL_MEM_READ_WRITE, plan->ready_bytes);
-    queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes);
+    // The first solve, on any queue, waits for this fill.
+    queue.enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes, nullptr, &plan->last_solve);
     return plan;
   }
   const int chain_max = t.get("sptrsv.wg");  // a level this small is one pass of one group
@@ -118,8 +132,9 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(Uplo uplo, Diag di
 }
 
 template <class T>
-void OpenCLBackend::sptrsv_solve(const SptrsvPlanData& plan_data, const CsrView& A, const VecView& b,
+void OpenCLBackend::sptrsv_solve(QueueImpl& qi, const SptrsvPlanData& plan_data, const CsrView& A, const VecView& b,
                                  const VecView& x) {
+  OpenClQueue& q = cl_queue(qi);
   const auto* plan = dynamic_cast<const OpenCLSptrsvPlan*>(&plan_data);
   if (plan == nullptr || plan->owner != this)
     throw InvalidArgument("sptrsv_solve: the plan was not made by opencl:" + std::to_string(index_) +
@@ -132,39 +147,53 @@ void OpenCLBackend::sptrsv_solve(const SptrsvPlanData& plan_data, const CsrView&
   const int unit = plan->diag == Diag::unit ? 1 : 0;
   void* diag = unit ? nullptr : plan->diagonal();
   if (plan->syncfree) {  // reads b itself
-    if (plan->epoch == INT_MAX) {  // flags of old solves could match again: clear them
-      queue_.enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes);
-      plan->epoch = 0;
-    }
-    ++plan->epoch;
-    cl::Buffer& ticket = scratch(Scratch::sptrsv_ticket, sizeof(cl_int));
-    queue_.enqueueFillBuffer(ticket, cl_int{0}, 0, sizeof(cl_int));
+    cl::Buffer& ticket = grow(q.state<SptrsvScratch>().ticket, sizeof(cl_int));
+    q.queue().enqueueFillBuffer(ticket, cl_int{0}, 0, sizeof(cl_int));
     const int wg = t.get("sptrsv.syncfree_wg");
     const int groups = std::max(1, std::min(plan->tasks, compute_units_ * t.get("sptrsv.groups_per_cu")));
     cl::Kernel& k = kernel("sptrsv.cl", dtype_v<T>, defines, "sptrsv_syncfree");
-    set_args<T>(k, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, plan->task_ptr, plan->tasks, b.data, x.data,
-                lower, unit, plan->ready, plan->epoch, ticket);
-    launch(k, cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(static_cast<std::size_t>(wg)));
+    std::lock_guard<std::mutex> lock(mutex_);  // the plan's epoch, flags and event
+    std::vector<cl::Event> wait{plan->last_solve};
+    if (plan->epoch == INT_MAX) {  // flags of old solves could match again: clear them
+      cl::Event cleared;
+      q.queue().enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes, &wait, &cleared);
+      wait = {cleared};
+      plan->epoch = 0;
+    }
+    ++plan->epoch;
+    // launch_ordered would take the mutex again: set the arguments and enqueue here.
+    cl_uint i = 0;
+    for (void* m : {A.row_ptr, A.col_idx, A.values, static_cast<void*>(diag), static_cast<void*>(plan->level_rows()),
+                    static_cast<void*>(plan->task_ptr())})
+      set_arg(k, i, dtype_v<T>, m);
+    set_arg(k, i, dtype_v<T>, plan->tasks);
+    set_arg(k, i, dtype_v<T>, b.data), set_arg(k, i, dtype_v<T>, b.offset);
+    set_arg(k, i, dtype_v<T>, x.data), set_arg(k, i, dtype_v<T>, x.offset);
+    set_arg(k, i, dtype_v<T>, lower), set_arg(k, i, dtype_v<T>, unit);
+    set_arg(k, i, dtype_v<T>, static_cast<void*>(plan->ready())), set_arg(k, i, dtype_v<T>, plan->epoch);
+    set_arg(k, i, dtype_v<T>, ticket);
+    q.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * wg),
+                                   cl::NDRange(static_cast<std::size_t>(wg)), &wait, &plan->last_solve);
     return;
   }
-  if (b.data != x.data) {  // the level kernels solve x in place
-    const cl_int err = ::clEnqueueCopyBuffer(queue_(), mem(b.data), mem(x.data), 0, 0,
-                                             static_cast<std::size_t>(b.n) * sizeof(T), 0, nullptr, nullptr);
+  if (b.data != x.data || b.offset != x.offset) {  // the level kernels solve x in place
+    const cl_int err = ::clEnqueueCopyBuffer(q.queue()(), mem(b.data), mem(x.data), b.offset * sizeof(T),
+                                             x.offset * sizeof(T), static_cast<std::size_t>(b.n) * sizeof(T), 0,
+                                             nullptr, nullptr);
     if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueCopyBuffer");
   }
   const int wg = t.get("sptrsv.wg");
   for (const auto& seg : plan->segments) {
     if (seg.chain) {
       cl::Kernel& k = kernel("sptrsv.cl", dtype_v<T>, defines, "sptrsv_chain");
-      set_args<T>(k, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, plan->level_ptr, seg.begin, seg.end,
-                  x.data, lower, unit);
-      launch(k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)));
+      launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), A.row_ptr,
+                A.col_idx, A.values, diag, plan->level_rows, plan->level_ptr, seg.begin, seg.end, x.data, x.offset,
+                lower, unit);
     } else {
       cl::Kernel& k = kernel("sptrsv.cl", dtype_v<T>, defines, "sptrsv_level");
-      set_args<T>(k, A.row_ptr, A.col_idx, A.values, diag, plan->level_rows, seg.first_row, seg.count, x.data, lower,
-                  unit);
       const std::size_t global = (static_cast<std::size_t>(seg.count) + wg - 1) / wg * wg;
-      launch(k, cl::NDRange(global), cl::NDRange(static_cast<std::size_t>(wg)));
+      launch<T>(q, k, cl::NDRange(global), cl::NDRange(static_cast<std::size_t>(wg)), A.row_ptr, A.col_idx, A.values,
+                diag, plan->level_rows, seg.first_row, seg.count, x.data, x.offset, lower, unit);
     }
   }
 }

@@ -14,8 +14,18 @@
 
 namespace tessera::opencl {
 
+namespace {
+
+// Per-queue scratch: the second grid.
+struct StencilScratch {
+  ScratchBuffer grid;
+};
+
+}  // namespace
+
 template <class T>
-void OpenCLBackend::stencil(const StencilSpec& spec, const GridView& u, int steps) {
+void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridView& u, int steps) {
+  OpenClQueue& q = cl_queue(qi);
   const int r = spec.radius;
   const bool is_3d = u.ndim == 3;
   const std::int64_t ix = u.nx - 2 * r, iy = u.ny - 2 * r, iz = is_3d ? u.nz - 2 * r : 1;
@@ -26,10 +36,10 @@ void OpenCLBackend::stencil(const StencilSpec& spec, const GridView& u, int step
   const std::string defines =
       t.defines("stencil") + " -DRADIUS=" + std::to_string(r) + " -DDIM3=" + (is_3d ? "1" : "0");
   const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * u.nz) * esize;
-  cl::Buffer& tmp = scratch(Scratch::stencil, bytes);
+  cl::Buffer& tmp = grow(q.state<StencilScratch>().grid, bytes);
   const cl::Buffer grid(mem(u.data), true);
   if (steps % 2 == 1) {
-    queue_.enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
+    q.queue().enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
   } else {
     // The cells within r of a face: the z and y faces as boxes of whole rows (y, z origin;
     // rows, planes), the x faces by a kernel (below).
@@ -44,16 +54,15 @@ void OpenCLBackend::stencil(const StencilSpec& spec, const GridView& u, int step
       if (b[3] == 0) continue;
       const cl::array<cl::size_type, 3> origin{0, b[0], b[1]};
       const cl::array<cl::size_type, 3> region{nx * esize, b[2], b[3]};
-      queue_.enqueueCopyBufferRect(grid, tmp, origin, origin, region, nx * esize, nx * ny * esize,
+      q.queue().enqueueCopyBufferRect(grid, tmp, origin, origin, region, nx * esize, nx * ny * esize,
                                    nx * esize, nx * ny * esize);
     }
   }
 
   if (steps % 2 == 0) {
     cl::Kernel& kf = kernel("stencil.cl", dtype_v<T>, defines, "stencil_copy_x_faces");
-    set_args<T>(kf, u.data, tmp, u.nx, u.ny, iy, iz);
-    launch(kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
-           cl::NDRange(64, 1));
+    launch<T>(q, kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
+              cl::NDRange(64, 1), u.data, tmp, u.nx, u.ny, iy, iz);
   }
 
   // cpu kernels: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
@@ -66,15 +75,15 @@ void OpenCLBackend::stencil(const StencilSpec& spec, const GridView& u, int step
                      2 * bytes > (std::size_t{32} << 20);
   cl::Kernel* k = nullptr;
   cl::NDRange global, local;
+  std::int64_t zc = 0;  // stencil_sweep: planes per work-item (its last argument)
   if (sweep) {
     const std::int64_t rows_per_item = t["stencil.sweep_rows"];
     const std::int64_t y_blocks = (iy + rows_per_item - 1) / rows_per_item;
     const std::int64_t want = 16 * static_cast<std::int64_t>(compute_units_);  // items: several per core
     const std::int64_t z_chunks =
         std::max<std::int64_t>(1, std::min<std::int64_t>(iz, (want + y_blocks - 1) / y_blocks));
-    const std::int64_t zc = (iz + z_chunks - 1) / z_chunks;
+    zc = (iz + z_chunks - 1) / z_chunks;
     k = &kernel("stencil.cl", dtype_v<T>, defines, "stencil_sweep");
-    k->setArg(10, static_cast<cl_long>(zc));
     global = cl::NDRange(static_cast<std::size_t>(y_blocks), static_cast<std::size_t>((iz + zc - 1) / zc));
     local = cl::NDRange(1, 1);
   } else {
@@ -89,9 +98,12 @@ void OpenCLBackend::stencil(const StencilSpec& spec, const GridView& u, int step
   void* src = steps % 2 == 1 ? tmp() : u.data;
   void* dst = steps % 2 == 1 ? u.data : tmp();
   for (int step = 0; step < steps; ++step) {
-    set_args<T>(*k, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
-             Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0});
-    launch(*k, global, local);
+    if (sweep)
+      launch<T>(q, *k, global, local, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
+                Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0}, zc);
+    else
+      launch<T>(q, *k, global, local, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},
+                Real{r >= 3 ? c[3] : 0.0}, Real{r >= 4 ? c[4] : 0.0});
     std::swap(src, dst);
   }
 }

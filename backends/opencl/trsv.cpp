@@ -16,7 +16,10 @@ namespace tessera::opencl {
 
 namespace {
 
-using Scratch = OpenCLBackend::Scratch;
+// Per-queue scratch of the inverse method: the inverted diagonal blocks and the flags.
+struct TrsvScratch {
+  ScratchBuffer inverse, sync;
+};
 
 // TW (gpu kernels): columns of the local tile, the whole block when T[TRSV_BLOCK][TRSV_BLOCK + 1]
 // and x fit in the work-group's local memory, else the largest halving of it that fits (GCN:
@@ -32,10 +35,11 @@ std::string trsv_defines(const OpenCLBackend& cl) {
   return cl.tuning().defines("trsv") + " -DTW=" + std::to_string(tw);
 }
 
-// X := op(A)^-1 * X with the inverted diagonal blocks (trsv.inverse).
+// X := op(A)^-1 * X with the inverted diagonal blocks (trsv.inverse). X starts b_off elements
+// into B.
 template <class T>
-void trsm_inverse(OpenCLBackend& cl, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B, std::int64_t ldb,
-                  std::int64_t nrhs) {
+void trsm_inverse(OpenCLBackend& cl, OpenClQueue& q, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B,
+                  std::int64_t b_off, std::int64_t ldb, std::int64_t nrhs) {
   const tuning::Tuning& t = cl.tuning();
   const std::int64_t n = A.rows;
   if (n == 0 || nrhs == 0) return;
@@ -45,35 +49,35 @@ void trsm_inverse(OpenCLBackend& cl, Uplo uplo, Trans trans, Diag diag, const Ma
   const int transposed = trans == Trans::T ? 1 : 0;
   const int unit = diag == Diag::unit ? 1 : 0;
   const std::string defines = t.defines("trsv") + " -DTRSV_TRANS=" + (transposed ? "1" : "0");
-  cl::Buffer& W = cl.scratch(Scratch::trsv_inverse, static_cast<std::size_t>(nb) * bs * bs * sizeof(T));
+  TrsvScratch& scratch = q.state<TrsvScratch>();
+  cl::Buffer& W = cl.grow(scratch.inverse, static_cast<std::size_t>(nb) * bs * bs * sizeof(T));
   cl::Kernel& inv = cl.kernel("trsv_inv.cl", dtype_v<T>, defines, "trsv_invert");
-  cl.set_args<T>(inv, A.data, A.ld, n, transposed, forward, unit, W);
-  cl.launch(inv, cl::NDRange(static_cast<std::size_t>(nb) * bs), cl::NDRange(static_cast<std::size_t>(bs)));
+  cl.launch<T>(q, inv, cl::NDRange(static_cast<std::size_t>(nb) * bs), cl::NDRange(static_cast<std::size_t>(bs)),
+               A.data, A.offset, A.ld, n, transposed, forward, unit, W);
   if (nrhs == 1 && ldb == 1) {  // trsv: one launch of at most the resident number of groups
-    cl::Buffer& sync = cl.scratch(Scratch::trsv_sync, 2 * sizeof(cl_int));
-    cl.queue().enqueueFillBuffer(sync, cl_int{0}, 0, 2 * sizeof(cl_int));
+    cl::Buffer& sync = cl.grow(scratch.sync, 2 * sizeof(cl_int));
+    q.queue().enqueueFillBuffer(sync, cl_int{0}, 0, 2 * sizeof(cl_int));
     const int wg = t.get("trsv.wg");
     const int groups = std::max(1, std::min(nb, cl.compute_units() * t.get("trsv.groups_per_cu")));
     cl::Kernel& k = cl.kernel("trsv_inv.cl", dtype_v<T>, defines, "trsv_solve_flags");
-    cl.set_args<T>(k, A.data, A.ld, W, B, n, nb, forward, sync);
-    cl.launch(k, cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(static_cast<std::size_t>(wg)));
+    cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(static_cast<std::size_t>(wg)),
+                 A.data, A.offset, A.ld, W, B, b_off, n, nb, forward, sync);
     return;
   }
   cl::Kernel& k = cl.kernel("trsv_inv.cl", dtype_v<T>, defines, "trsm_block_column");
   const auto tiles = static_cast<std::size_t>((nrhs + 63) / 64);
-  for (int s = 0; s < nb; ++s) {
-    cl.set_args<T>(k, A.data, A.ld, W, B, ldb, n, nrhs, s, nb, forward, transposed);
-    cl.launch(k, cl::NDRange(16 * tiles, static_cast<std::size_t>(16) * (nb - s)), cl::NDRange(16, 16));
-  }
+  for (int s = 0; s < nb; ++s)
+    cl.launch<T>(q, k, cl::NDRange(16 * tiles, static_cast<std::size_t>(16) * (nb - s)), cl::NDRange(16, 16), A.data,
+                 A.offset, A.ld, W, B, b_off, ldb, n, nrhs, s, nb, forward, transposed);
 }
 
 // Shared by trsv and trsm: X := op(A)^-1 * X for X n x nrhs with leading dimension ldb.
 template <class T>
-void trsm_blocks(OpenCLBackend& cl, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B, std::int64_t ldb,
-                 std::int64_t nrhs) {
+void trsm_blocks(OpenCLBackend& cl, OpenClQueue& q, Uplo uplo, Trans trans, Diag diag, const MatView& A, void* B,
+                 std::int64_t b_off, std::int64_t ldb, std::int64_t nrhs) {
   const tuning::Tuning& t = cl.tuning();
   if (!cl.cpu_kernels() && t["trsv.inverse"] != 0) {
-    trsm_inverse<T>(cl, uplo, trans, diag, A, B, ldb, nrhs);
+    trsm_inverse<T>(cl, q, uplo, trans, diag, A, B, b_off, ldb, nrhs);
     return;
   }
   const std::int64_t n = A.rows;
@@ -86,29 +90,30 @@ void trsm_blocks(OpenCLBackend& cl, Uplo uplo, Trans trans, Diag diag, const Mat
                             cl.cpu_kernels() ? "trsm_step_simple" : "trsm_step_local");
   const int vw = cl.cpu_kernels() ? t.get("trsv.vw") : 1;  // right-hand sides per work-item
   const auto columns = static_cast<std::size_t>((nrhs + vw - 1) / vw);
-  for (int s = 0; s < nb; ++s) {
-    cl.set_args<T>(k, A.data, A.ld, B, ldb, n, nrhs, s, nb, forward, transposed, unit);
-    cl.launch(k, cl::NDRange(static_cast<std::size_t>(nb - s) * bs, columns),
-              cl::NDRange(static_cast<std::size_t>(bs), 1));
-  }
+  for (int s = 0; s < nb; ++s)
+    cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(nb - s) * bs, columns),
+                 cl::NDRange(static_cast<std::size_t>(bs), 1), A.data, A.offset, A.ld, B, b_off, ldb, n, nrhs, s, nb,
+                 forward, transposed, unit);
 }
 
 }  // namespace
 
 template <class T>
-void OpenCLBackend::trsv(Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
-  trsm_blocks<T>(*this, uplo, trans, diag, A, x.data, 1, 1);
+void OpenCLBackend::trsv(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x) {
+  trsm_blocks<T>(*this, cl_queue(q), uplo, trans, diag, A, x.data, x.offset, 1, 1);
 }
 
 template <class T>
-void OpenCLBackend::trsm(Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A, const MatView& B) {
+void OpenCLBackend::trsm(QueueImpl& qi, Uplo uplo, Trans trans, Diag diag, double alpha, const MatView& A,
+                         const MatView& B) {
+  OpenClQueue& q = cl_queue(qi);
   // X = op(A)^-1 (alpha B): scale first, as the reference does (NaN stays NaN).
   if (alpha != 1.0) {
     cl::Kernel& s = kernel("trsv.cl", dtype_v<T>, trsv_defines<T>(*this), "trsm_scale");  // the steps' program
-    set_args<T>(s, B.data, B.ld, B.rows, B.cols, Real{alpha});
-    launch(s, cl::NDRange(static_cast<std::size_t>(B.cols), static_cast<std::size_t>(B.rows)), cl::NullRange);
+    launch<T>(q, s, cl::NDRange(static_cast<std::size_t>(B.cols), static_cast<std::size_t>(B.rows)), cl::NullRange,
+              B.data, B.offset, B.ld, B.rows, B.cols, Real{alpha});
   }
-  trsm_blocks<T>(*this, uplo, trans, diag, A, B.data, B.ld, B.cols);
+  trsm_blocks<T>(*this, q, uplo, trans, diag, A, B.data, B.offset, B.ld, B.cols);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, trsv)

@@ -33,6 +33,12 @@ template <class T>
 std::vector<NamedRunner> conv2d_baselines(const Conv2dData<T>& d);
 template <class T>
 std::vector<NamedRunner> conv_layer_baselines(const ConvLayerData<T>& d);
+template <class T>
+std::vector<NamedRunner> vector_baselines(const VectorData<T>& d);  // axpy, copy, norm2, axpby_dot, dot2
+template <class T>
+std::vector<NamedRunner> launch_baselines(const VectorData<T>& d);
+template <class T>
+std::vector<NamedRunner> cg_baselines(const CgData<T>& d);
 
 // Library names and versions compiled in, for the report header ("OpenBLAS 0.3.21", ...).
 std::vector<std::string> baseline_libraries();

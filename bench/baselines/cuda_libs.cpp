@@ -25,6 +25,7 @@
 
 #include "baselines/cub_reduce.hpp"
 #include "baselines/cuda_common.hpp"
+#include "baselines/cuda_handles.hpp"
 #include "baselines/libs.hpp"
 
 namespace bench::cudalibs {
@@ -39,9 +40,6 @@ cudaStream_t stream() {
   return s;
 }
 
-namespace {
-
-using cudalibs::check;  // the cudaError_t overload, beside the two below
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
 }
@@ -71,10 +69,7 @@ cusparseHandle_t sparse() {
   return h;
 }
 
-template <class T>
-constexpr cudaDataType cuda_type() {
-  return std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
-}
+namespace {
 
 // CUB's DeviceReduce::Sum; the temporary storage is sized and allocated once, here. The value
 // goes to the host before run() returns, as tessera::sum's does, so both timings include the
@@ -207,30 +202,6 @@ class Gemm : public GpuRunner {
   const GemmData<T>& d_;
   cublasComputeType_t compute_;
   DevBuf A_, B_, C_;
-};
-
-// A cuSPARSE CSR matrix over device copies of a host CSR.
-template <class T>
-struct DevCsr {
-  explicit DevCsr(const tessera::HostCsr<T>& h) : row_ptr(h.row_ptr), col_idx(h.col_idx), values(h.values) {
-    check(cusparseCreateCsr(&mat, h.rows, h.cols, h.nnz(), row_ptr.get<int>(), col_idx.get<int>(), values.get<T>(),
-                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()),
-          "cusparseCreateCsr");
-  }
-  ~DevCsr() { cusparseDestroySpMat(mat); }
-  DevBuf row_ptr, col_idx, values;
-  cusparseSpMatDescr_t mat = nullptr;
-};
-
-struct DevVec {
-  template <class T>
-  explicit DevVec(const std::vector<T>& h) : buf(h) {
-    check(cusparseCreateDnVec(&vec, static_cast<int64_t>(h.size()), buf.get<T>(), cuda_type<T>()),
-          "cusparseCreateDnVec");
-  }
-  ~DevVec() { cusparseDestroyDnVec(vec); }
-  DevBuf buf;
-  cusparseDnVecDescr_t vec = nullptr;
 };
 
 template <class T>

@@ -22,6 +22,12 @@ std::unique_ptr<Runner> trsm(const TrsmData<T>& d);
 template <class T>
 std::unique_ptr<Runner> gemm(const GemmData<T>& d);
 std::string version();
+// baselines/openblas_vector.cpp: ?axpy, ?copy, ?nrm2; axpby_dot as ?axpby + ?dot and dot2 as
+// two ?dot (what a BLAS user writes: no fused forms); launch: ?axpy called `calls` times.
+template <class T>
+std::unique_ptr<Runner> vector(const VectorData<T>& d);
+template <class T>
+std::unique_ptr<Runner> launch(const VectorData<T>& d);
 }  // namespace openblas
 
 namespace eigen {  // baselines/eigen.cpp: SparseMatrix<T, RowMajor> and dense products
@@ -32,6 +38,14 @@ std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d);
 template <class T>
 std::unique_ptr<Runner> gemm(const GemmData<T>& d);
 std::string version();
+// baselines/eigen_vector.cpp: the vector algebra as Eigen expressions (dot also), and
+// ConjugateGradient with DiagonalPreconditioner.
+template <class T>
+std::unique_ptr<Runner> vector(const VectorData<T>& d);
+template <class T>
+std::unique_ptr<Runner> dot(const DotData<T>& d);
+template <class T>
+std::unique_ptr<Runner> cg(const CgData<T>& d);
 }  // namespace eigen
 
 namespace onednn {  // baselines/onednn.cpp: convolution_forward, f32 only (no f64 on CPUs)
@@ -58,6 +72,20 @@ std::unique_ptr<Runner> spmv(const SpmvData<T>& d);
 template <class T>
 std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d);
 std::string version();
+// baselines/cuda_vector.cpp: cuBLAS level 1. dot_scalar: cublas?dot in device pointer mode (the
+// result stays on the GPU, as Tessera's dot into a Scalar); vector: ?axpy, ?copy, ?nrm2 (device
+// pointer mode), axpby_dot as ?scal + ?axpy + ?dot and dot2 as two ?dot (device pointer mode:
+// cuBLAS has no fused forms); launch: ?axpy enqueued `calls` times, or once with a wait.
+template <class T>
+std::unique_ptr<Runner> dot_scalar(const DotData<T>& d);
+template <class T>
+std::unique_ptr<Runner> vector(const VectorData<T>& d);
+template <class T>
+std::unique_ptr<Runner> launch(const VectorData<T>& d);
+// baselines/cuda_cg.cpp: CG with cusparseSpMV and cuBLAS level 1 with host scalars (a host
+// wait at each of the two dots per iteration), as CuPy's cg runs.
+template <class T>
+std::unique_ptr<Runner> cg(const CgData<T>& d);
 // cuBLAS gemm FLOP/s on GPU 0 at the largest n <= 8192 that fits in a quarter of the memory:
 // the device's FLOP/s peak for the report (the vendor GEMM, where a FMA loop would need a kernel).
 double gemm_peak_gflops(bool f32, std::uint64_t memory_bytes);

@@ -62,8 +62,12 @@ std::vector<NamedRunner> dot_baselines([[maybe_unused]] const DotData<T>& d) {
 #if TESSERA_BENCH_WITH_OPENBLAS
   if (host()) v.push_back({"openblas", openblas::dot(d)});
 #endif
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::dot(d)});
+#endif
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cublas", cudalibs::dot(d), "cuda:0"});
+  if (gpu0()) v.push_back({"cublas-devptr", cudalibs::dot_scalar(d), "cuda:0", false, "scalar"});
 #endif
   return v;
 }
@@ -177,6 +181,45 @@ std::vector<NamedRunner> conv_layer_baselines([[maybe_unused]] const ConvLayerDa
   return v;
 }
 
+template <class T>
+std::vector<NamedRunner> vector_baselines([[maybe_unused]] const VectorData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  if (host()) v.push_back({"openblas", openblas::vector(d)});
+#endif
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::vector(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cublas", cudalibs::vector(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> launch_baselines([[maybe_unused]] const VectorData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_OPENBLAS
+  if (host()) v.push_back({"openblas", openblas::launch(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cublas", cudalibs::launch(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> cg_baselines([[maybe_unused]] const CgData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::cg(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cusparse+cublas", cudalibs::cg(d), "cuda:0"});
+#endif
+  return v;
+}
+
 std::vector<std::string> baseline_libraries() {
   std::vector<std::string> v;
 #if TESSERA_BENCH_WITH_OPENBLAS
@@ -212,7 +255,10 @@ std::vector<std::string> baseline_libraries() {
   template std::vector<NamedRunner> sptrsv_baselines<T>(const SptrsvData<T>&);     \
   template std::vector<NamedRunner> gemm_baselines<T>(const GemmData<T>&);         \
   template std::vector<NamedRunner> conv2d_baselines<T>(const Conv2dData<T>&);     \
-  template std::vector<NamedRunner> conv_layer_baselines<T>(const ConvLayerData<T>&);
+  template std::vector<NamedRunner> conv_layer_baselines<T>(const ConvLayerData<T>&); \
+  template std::vector<NamedRunner> vector_baselines<T>(const VectorData<T>&);       \
+  template std::vector<NamedRunner> launch_baselines<T>(const VectorData<T>&);       \
+  template std::vector<NamedRunner> cg_baselines<T>(const CgData<T>&);
 TESSERA_BENCH_INSTANTIATE(float)
 TESSERA_BENCH_INSTANTIATE(double)
 #undef TESSERA_BENCH_INSTANTIATE

@@ -161,7 +161,7 @@ class ConvLayerWorkload : public Workload {
 }  // namespace
 
 std::unique_ptr<Workload> make_conv_workload(const CaseSpec& spec, tessera::DType dtype) {
-  if (spec.op == tessera::Op::conv2d) return make_typed<Conv2dWorkload>(spec, dtype);
+  if (spec.op == Op::conv2d) return make_typed<Conv2dWorkload>(spec, dtype);
   return make_typed<ConvLayerWorkload>(spec, dtype);
 }
 

@@ -4,7 +4,6 @@
 namespace bench {
 
 std::unique_ptr<Workload> make_workload(const CaseSpec& spec, tessera::DType dtype) {
-  using tessera::Op;
   switch (spec.op) {
     case Op::reduce:
     case Op::dot: return make_reduce_workload(spec, dtype);
@@ -16,6 +15,13 @@ std::unique_ptr<Workload> make_workload(const CaseSpec& spec, tessera::DType dty
     case Op::stencil: return make_stencil_workload(spec, dtype);
     case Op::conv2d:
     case Op::conv_layer: return make_conv_workload(spec, dtype);
+    case Op::axpy:
+    case Op::copy:
+    case Op::norm2:
+    case Op::axpby_dot:
+    case Op::dot2: return make_vector_workload(spec, dtype);
+    case Op::launch: return make_launch_workload(spec, dtype);
+    case Op::cg: return make_cg_workload(spec, dtype);
   }
   return nullptr;
 }

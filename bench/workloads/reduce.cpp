@@ -3,9 +3,13 @@
 //   dot:        flops = 2n (multiply + add),     bytes = 2n * sizeof(T) (x and y read once)
 // Both are bound by read bandwidth; the vectors are sized far above the last-level cache.
 // A case may give its size in bytes instead of n (--size gpu: 1 GiB in either dtype).
+// dot is measured in two forms: `tessera` returns the value to the host (a round trip inside
+// the timed call), `tessera-scalar` writes it to a tessera::Scalar on the device (read after
+// the timing), compared with cuBLAS's host and device pointer modes respectively.
 #include <cmath>
 
 #include "baselines/baselines.hpp"
+#include "tessera/algebra.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/vector.hpp"
 #include "workloads/common.hpp"
@@ -45,10 +49,25 @@ class TesseraDot : public Runner {
 };
 
 template <class T>
+class TesseraDotScalar : public Runner {
+ public:
+  TesseraDotScalar(const tessera::Device& dev, const DotData<T>& d)
+      : q_(dev.queue()), x_(tessera::Vector<T>::from_host(dev, d.x)), y_(tessera::Vector<T>::from_host(dev, d.y)), s_(dev) {}
+  void run() override { tessera::dot(q_, x_, y_, s_); }
+  void sync() override { q_.synchronize(); }
+  std::vector<double> result() override { return {static_cast<double>(s_.get())}; }
+
+ private:
+  tessera::Queue q_;
+  tessera::Vector<T> x_, y_;
+  tessera::Scalar<T> s_;
+};
+
+template <class T>
 class ReduceWorkload : public Workload {
  public:
   using Workload::Workload;
-  bool is_dot() const { return spec().op == tessera::Op::dot; }
+  bool is_dot() const { return spec().op == Op::dot; }
   std::int64_t n() const {
     return spec().has("bytes") ? spec().get("bytes") / static_cast<std::int64_t>(sizeof(T)) : spec().get("n");
   }
@@ -87,6 +106,11 @@ class ReduceWorkload : public Workload {
   std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
     if (is_dot()) return std::make_unique<TesseraDot<T>>(dev, d_);
     return std::make_unique<TesseraReduce<T>>(dev, r_.x);
+  }
+  std::vector<NamedRunner> tessera_variants(const tessera::Device& dev) override {
+    std::vector<NamedRunner> v;
+    if (is_dot()) v.push_back({"tessera-scalar", std::make_unique<TesseraDotScalar<T>>(dev, d_), dev.spec(), false, "scalar"});
+    return v;
   }
   std::vector<NamedRunner> baseline_runners() override {
     if (is_dot()) return dot_baselines<T>(d_);

@@ -79,7 +79,7 @@ template <class T>
 class TrsvWorkload : public Workload {
  public:
   using Workload::Workload;
-  bool is_trsm() const { return spec().op == tessera::Op::trsm; }
+  bool is_trsm() const { return spec().op == Op::trsm; }
   double n() const { return static_cast<double>(spec().get("n")); }
   double nrhs() const { return is_trsm() ? static_cast<double>(spec().get("nrhs")) : 1.0; }
 

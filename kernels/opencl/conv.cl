@@ -24,8 +24,9 @@
 #endif
 
 // padded(r, c) = image(r - pad, c - pad) inside the image, 0 elsewhere; padded is ph x pw.
-__kernel void conv2d_pad(__global const REAL* image, long ld, long rows, long cols, __global REAL* padded, long ph,
+__kernel void conv2d_pad(__global const REAL* image, long image_off, long ld, long rows, long cols, __global REAL* padded, long ph,
                          long pw, long pad) {
+  image += image_off;
   const long c = get_global_id(0), r = get_global_id(1);
   if (c >= pw || r >= ph) return;
   const long ir = r - pad, ic = c - pad;
@@ -34,8 +35,10 @@ __kernel void conv2d_pad(__global const REAL* image, long ld, long rows, long co
 
 // out(p, q) = sum_{i,j < K} padded(p + i, q + j) * filter(i, j). padded has pw columns and at
 // least CONV_VW - 1 readable columns past q + K - 1 for the last vector of a row.
-__kernel void conv2d_valid(__global const REAL* padded, long pw, __global const REAL* filter, long ldf, int K,
-                           __global REAL* out, long ldo, long P, long Q) {
+__kernel void conv2d_valid(__global const REAL* padded, long pw, __global const REAL* filter, long filter_off, long ldf, int K,
+                           __global REAL* out, long out_off, long ldo, long P, long Q) {
+  filter += filter_off;
+  out += out_off;
   const long q0 = get_global_id(0) * CONV_VW, p = get_global_id(1);
   if (q0 >= Q || p >= P) return;
   VECT acc = 0;
@@ -70,8 +73,10 @@ __kernel void conv2d_valid(__global const REAL* padded, long pw, __global const 
 #define CONV_ROWS 4
 #endif
 __kernel __attribute__((reqd_work_group_size(CONV_LX, CONV_LY, 1))) void conv2d_tiled(
-    __global const REAL* padded, long ph, long pw, __global const REAL* filter, long ldf, int K, __global REAL* out,
+    __global const REAL* padded, long ph, long pw, __global const REAL* filter, long filter_off, long ldf, int K, __global REAL* out, long out_off,
     long ldo, long P, long Q, __local REAL* lmem) {
+  filter += filter_off;
+  out += out_off;
   const int tx = get_local_id(0), ty = get_local_id(1);
   const long q0 = (long)get_group_id(0) * CONV_LX, p0 = (long)get_group_id(1) * (CONV_LY * CONV_ROWS);
   const int tw = CONV_LX + K - 1, th = CONV_LY * CONV_ROWS + K - 1;
@@ -114,9 +119,12 @@ __kernel __attribute__((reqd_work_group_size(CONV_LX, CONV_LY, 1))) void conv2d_
 #define TH (CONV_LY * CONV_ROWS + KF - 1)
 #define TWD (CONV_LX + KF - 1)
 __kernel __attribute__((reqd_work_group_size(CONV_LX, CONV_LY, 1))) void conv2d_tiled_k(
-    __global const REAL* image, long ld, long rows, long cols, long pad, __global const REAL* filter, long ldf,
-    __global REAL* out, long ldo, long P, long Q) {
+    __global const REAL* image, long image_off, long ld, long rows, long cols, long pad, __global const REAL* filter, long filter_off, long ldf,
+    __global REAL* out, long out_off, long ldo, long P, long Q) {
   __local REAL tile[TH][TWD];
+  image += image_off;
+  filter += filter_off;
+  out += out_off;
   const int tx = get_local_id(0), ty = get_local_id(1);
   const long q0 = (long)get_group_id(0) * CONV_LX, p0 = (long)get_group_id(1) * (CONV_LY * CONV_ROWS);
   for (int e = ty * CONV_LX + tx; e < TH * TWD; e += CONV_LX * CONV_LY) {

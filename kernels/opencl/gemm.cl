@@ -66,13 +66,15 @@
   if (i < rows && k < K) v = src_i_contiguous ? S[k * ld + i] : S[i * ld + k];                   \
   dst[(i / (W)) * Kp * (W) + k * (W) + (i % (W))] = v;
 
-__kernel void gemm_pack_a(__global const REAL* S, long ld, long rows, long K, int src_i_contiguous,
+__kernel void gemm_pack_a(__global const REAL* S, long S_off, long ld, long rows, long K, int src_i_contiguous,
                           __global REAL* dst, long padded_rows, long Kp) {
+  S += S_off;
   PACK_BODY(PANEL_A)
 }
 
-__kernel void gemm_pack_b(__global const REAL* S, long ld, long rows, long K, int src_i_contiguous,
+__kernel void gemm_pack_b(__global const REAL* S, long S_off, long ld, long rows, long K, int src_i_contiguous,
                           __global REAL* dst, long padded_rows, long Kp) {
+  S += S_off;
   PACK_BODY(PANEL_B)
 }
 

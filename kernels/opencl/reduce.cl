@@ -83,14 +83,20 @@
 #define COMPENSATED 1
 #endif
 
-// IN: the element type read (REAL for data, ACC for pass 2 over partials). The n % REDUCE_VW
+// IN: the element type read (REAL for data, ACC for pass 2 over partials); OUT: the type
+// written (ACC partials in pass 1, REAL into the result in pass 2, which adds out_off and, with
+// root, takes the square root: norm2). x and y start xoff and yoff elements into their buffers
+// (views' offsets). The n % REDUCE_VW
 // tail elements go one per work-item: the grid must have at least REDUCE_VW - 1 work-items, which
 // validate_tuning guarantees (reduce.wg >= reduce.vw; pass 2 runs one group). A loop over the
 // tail instead cost the f64 dot a quarter of its bandwidth on NVIDIA (registers: occupancy).
-#define TREE_KERNEL_ADD(NAME, IN, TERM, VTERM)                                                     \
+#define TREE_KERNEL_ADD(NAME, IN, OUT, TERM, VTERM)                                                \
   __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                       \
-      __global const IN* x, __global const IN* y, long n, __global ACC* partial) {                 \
+      __global const IN* x, long xoff, __global const IN* y, long yoff, long n, __global OUT* out,  \
+      long out_off, int root) {                                                                    \
     __local ACC part[REDUCE_WG];                                                                   \
+    x += xoff;                                                                                     \
+    y += yoff;                                                                                     \
     VEC(ACC) s = 0, c = 0; /* c: the low-order part lost so far, negated (Kahan) */                \
     const long nv = n / REDUCE_VW;                                                                 \
     for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
@@ -116,13 +122,15 @@
       if (l < off) part[l] += part[l + off];                                                       \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
     }                                                                                              \
-    if (l == 0) partial[get_group_id(0)] = part[0];                                                \
+    if (l == 0) out[out_off + get_group_id(0)] = (OUT)(root ? sqrt(part[0]) : part[0]);            \
   }
 
 #define TREE_KERNEL_SEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                      \
   __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                       \
-      __global const REAL* x, __global const REAL* y, long n, __global REAL* partial) {            \
+      __global const REAL* x, long xoff, __global const REAL* y, long yoff, long n,                \
+      __global REAL* out, long out_off, int root) {                                                \
     __local REAL part[REDUCE_WG];                                                                  \
+    x += xoff;                                                                                     \
     VEC(REAL) s = (VEC(REAL))(IDENTITY);                                                           \
     const long nv = n / REDUCE_VW;                                                                 \
     for (long v = get_global_id(0); v < nv; v += get_global_size(0)) {                             \
@@ -139,7 +147,7 @@
       if (l < off) part[l] = COMBINE(part[l], part[l + off]);                                      \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
     }                                                                                              \
-    if (l == 0) partial[get_group_id(0)] = part[0];                                                \
+    if (l == 0) out[out_off + get_group_id(0)] = part[0];                                          \
   }
 
 // ---- cpu: work-item w reduces elements [w * CHUNK, (w + 1) * CHUNK) with two REDUCE_VW-wide
@@ -147,8 +155,11 @@
 //      memory, no barrier. Only the last work-item has a ragged end. ----
 // AT: the accumulator and partial type (ACC for the additive reductions, REAL for the others).
 #define CHUNK_KERNEL(NAME, AT, TERM, VTERM, COMBINE, IDENTITY)                                     \
-  __kernel void NAME(__global const REAL* x, __global const REAL* y, long n, __global AT* partial) { \
+  __kernel void NAME(__global const REAL* x, long xoff, __global const REAL* y, long yoff, long n,  \
+                     __global AT* partial) {                                                       \
     const long w = get_global_id(0);                                                               \
+    x += xoff;                                                                                     \
+    y += yoff;                                                                                     \
     const long begin = w * REDUCE_CHUNK;                                                           \
     const long end = min(begin + (long)REDUCE_CHUNK, n);                                           \
     VEC(AT) a0 = (VEC(AT))(IDENTITY), a1 = a0;                                                     \
@@ -169,15 +180,16 @@
     if (begin < n) partial[w] = s;                                                                 \
   }
 
-// Pass 2 over the partials: reduce_sum_final sums ACC partials (every additive reduction);
-// min and max run on REAL partials (max |x|'s partials are already absolute values).
+// Pass 2 over the partials: reduce_sum_final sums ACC partials (every additive reduction, and the
+// fused dots of vector.cl) into the REAL result; min and max run on REAL partials (max |x|'s
+// partials are already absolute values).
 #define HAS_Y 0
-TREE_KERNEL_ADD(reduce_sum_final, ACC, TERM_ID, VTERM_ID)
+TREE_KERNEL_ADD(reduce_sum_final, ACC, REAL, TERM_ID, VTERM_ID)
 TREE_KERNEL_SEL(reduce_min_tree, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
 TREE_KERNEL_SEL(reduce_max_tree, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
 #if TESSERA_GPU_KERNELS
-TREE_KERNEL_ADD(reduce_sum_tree, REAL, TERM_ID, VTERM_ID)
-TREE_KERNEL_ADD(reduce_sum_squares_tree, REAL, TERM_SQ, VTERM_SQ)
+TREE_KERNEL_ADD(reduce_sum_tree, REAL, ACC, TERM_ID, VTERM_ID)
+TREE_KERNEL_ADD(reduce_sum_squares_tree, REAL, ACC, TERM_SQ, VTERM_SQ)
 TREE_KERNEL_SEL(reduce_max_abs_tree, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
 #endif
 #if TESSERA_CPU_KERNELS
@@ -190,7 +202,7 @@ CHUNK_KERNEL(reduce_max_abs_chunks, REAL, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
 #undef HAS_Y
 #define HAS_Y 1
 #if TESSERA_GPU_KERNELS
-TREE_KERNEL_ADD(reduce_dot_tree, REAL, TERM_XY, VTERM_XY)
+TREE_KERNEL_ADD(reduce_dot_tree, REAL, ACC, TERM_XY, VTERM_XY)
 #endif
 #if TESSERA_CPU_KERNELS
 CHUNK_KERNEL(reduce_dot_chunks, ACC, TERM_XY, VTERM_XY, COMBINE_ADD, 0)

@@ -12,7 +12,10 @@
 // cpu: a work-item walks SPMV_ROWS_PER_ITEM consecutive rows, so its reads of row_ptr, col_idx and
 // values are one contiguous stream (what a CPU's prefetcher wants).
 __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
-                        __global const REAL* x, __global REAL* y, long rows, REAL alpha, REAL beta, int read_y) {
+                        __global const REAL* x, long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta,
+                        int read_y) {
+  x += xoff;  // views' offsets (elements)
+  y += yoff;
   const long first = get_global_id(0) * (long)SPMV_ROWS_PER_ITEM;
   const long last = min(first + (long)SPMV_ROWS_PER_ITEM, rows);
   for (long r = first; r < last; ++r) {
@@ -38,8 +41,10 @@ __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx
 // add their partial sums in a tree in local memory.
 __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
-    __global REAL* y, long rows, REAL alpha, REAL beta, int read_y, int lanes) {
+    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y, int lanes) {
   __local REAL part[SPMV_WG];
+  x += xoff;
+  y += yoff;
   const int l = get_local_id(0);
   const int lane = l & (lanes - 1);
   const long row = get_global_id(0) / lanes;
@@ -77,8 +82,10 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
 #define STREAM_UNROLL (STREAM_CHUNK / SPMV_WG)
 __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
-    __global REAL* y, long rows, REAL alpha, REAL beta, int read_y) {
+    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y) {
   __local REAL prod[STREAM_CHUNK];
+  x += xoff;
+  y += yoff;
   const int l = get_local_id(0);
   const long first = (long)get_group_id(0) * SPMV_WG;
   const long row = first + l;
@@ -157,12 +164,14 @@ inline REAL merge_finish(REAL alpha, REAL sum, REAL beta, __global const REAL* y
 // first row of a work-item after the earlier work-items' parts of it are known.
 __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_merge(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
-    __global REAL* y, int rows, REAL alpha, REAL beta, int read_y, __global const int2* coords,
-    __global int* carry_rows, __global REAL* carry_vals) {
+    long xoff, __global REAL* y, long yoff, int rows, REAL alpha, REAL beta, int read_y,
+    __global const int2* coords, __global int* carry_rows, __global REAL* carry_vals) {
   __local int s_row_end[MERGE_TILE + 1];  // ends of the tile's rows, relative to its first nonzero
   __local REAL s_prod[MERGE_TILE];        // values[j] * x[col[j]] for the tile's nonzeros
   __local int s_carry_row[SPMV_WG];
   __local REAL s_carry_val[SPMV_WG];
+  x += xoff;
+  y += yoff;
 
   const int g = get_group_id(0), tid = get_local_id(0);
   const int2 c0 = coords[g], c1 = coords[g + 1];
@@ -225,7 +234,8 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_merge(
 // run adds them all (in order, no atomics: OpenCL 1.2 has no floating-point atomic add).
 // Global: tiles rounded up to SPMV_WG.
 __kernel void spmv_merge_fixup(__global const int* carry_rows, __global const REAL* carry_vals, int tiles, int rows,
-                               REAL alpha, __global REAL* y) {
+                               REAL alpha, __global REAL* y, long yoff) {
+  y += yoff;
   const int t = get_global_id(0);
   if (t >= tiles) return;
   const int row = carry_rows[t];

@@ -25,7 +25,8 @@ inline void solve_row(int i, __global const int* row_ptr, __global const int* co
 // One (large) level: a work-item per row. Global: count rounded up to SPTRSV_WG.
 __kernel void sptrsv_level(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
                            __global const REAL* diag, __global const int* level_rows, int first, int count,
-                           __global REAL* x, int lower, int unit) {
+                           __global REAL* x, long x_off, int lower, int unit) {
+  x += x_off;
   const int t = get_global_id(0);
   if (t < count) solve_row(level_rows[first + t], row_ptr, col_idx, values, diag, x, lower, unit);
 }
@@ -36,7 +37,8 @@ __kernel void sptrsv_level(__global const int* row_ptr, __global const int* col_
 __kernel __attribute__((reqd_work_group_size(SPTRSV_WG, 1, 1))) void sptrsv_chain(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
     __global const REAL* diag, __global const int* level_rows, __global const int* level_ptr, int level_begin,
-    int level_end, __global REAL* x, int lower, int unit) {
+    int level_end, __global REAL* x, long x_off, int lower, int unit) {
+  x += x_off;
   const int t = get_local_id(0);
   for (int lev = level_begin; lev < level_end; ++lev) {
     const int end = level_ptr[lev + 1];
@@ -181,9 +183,11 @@ inline void syncfree_row(int row, __global const int* row_ptr, __global const in
 __kernel __attribute__((reqd_work_group_size(SPTRSV_SYNCFREE_WG, 1, 1))) void sptrsv_syncfree(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
     __global const REAL* diag, __global const int* level_rows, __global const int* task_ptr, int ntasks,
-    __global const REAL* b, __global REAL* x, int lower, int unit, __global READY_T* ready, int epoch,
+    __global const REAL* b, long b_off, __global REAL* x, long x_off, int lower, int unit, __global READY_T* ready, int epoch,
     __global int* ticket) {
   __local int s_task;
+  b += b_off;
+  x += x_off;
   const int l = get_local_id(0);
   for (;;) {
     if (l == 0) s_task = atomic_inc(ticket);

@@ -15,7 +15,8 @@
 
 inline long block_first(int q, int nb, int forward) { return (long)(forward ? q : nb - 1 - q) * TRSV_BLOCK; }
 
-__kernel void trsm_scale(__global REAL* B, long ldb, long n, long nrhs, REAL alpha) {
+__kernel void trsm_scale(__global REAL* B, long B_off, long ldb, long n, long nrhs, REAL alpha) {
+  B += B_off;
   const long c = get_global_id(0), i = get_global_id(1);
   if (c < nrhs && i < n) B[i * ldb + c] *= alpha;
 }
@@ -39,8 +40,10 @@ __kernel void trsm_scale(__global REAL* B, long ldb, long n, long nrhs, REAL alp
 #define STOREV(v, p) VSTOREN(TRSV_VW)(v, 0, p)
 #endif
 __kernel __attribute__((reqd_work_group_size(TRSV_BLOCK, 1, 1))) void trsm_step_simple(
-    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, long nrhs, int s, int nb, int forward,
+    __global const REAL* A, long A_off, long lda, __global REAL* B, long B_off, long ldb, long n, long nrhs, int s, int nb, int forward,
     int trans, int unit) {
+  A += A_off;
+  B += B_off;
   const int g = get_group_id(0);
   const int t = get_local_id(0);
   const long c0 = get_global_id(1) * TRSV_VW;
@@ -111,10 +114,12 @@ inline void load_tile(__local REAL (*T)[TW + 1], __global const REAL* A, long ld
 }
 
 __kernel __attribute__((reqd_work_group_size(TRSV_BLOCK, 1, 1))) void trsm_step_local(
-    __global const REAL* A, long lda, __global REAL* B, long ldb, long n, long nrhs, int s, int nb, int forward,
+    __global const REAL* A, long A_off, long lda, __global REAL* B, long B_off, long ldb, long n, long nrhs, int s, int nb, int forward,
     int trans, int unit) {
   __local REAL T[TRSV_BLOCK][TW + 1];  // +1: row-wise reads by different work-items hit different banks
   __local REAL xv[TRSV_BLOCK];
+  A += A_off;
+  B += B_off;
   const int g = get_group_id(0);
   const int t = get_local_id(0);
   const long c = get_global_id(1);

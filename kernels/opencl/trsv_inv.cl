@@ -34,8 +34,9 @@ inline long inv_block_first(int q, int nb, int forward) { return (long)(forward 
 // loops are unrolled, so x[] has constant indices); L is read by all work-items at once
 // (broadcast). Rows and columns past n are the identity.
 __kernel __attribute__((reqd_work_group_size(TRSV_BLOCK, 1, 1))) void trsv_invert(
-    __global const REAL* A, long lda, long n, int trans, int forward, int unit, __global REAL* W) {
+    __global const REAL* A, long A_off, long lda, long n, int trans, int forward, int unit, __global REAL* W) {
   __local REAL L[TRSV_BLOCK][TRSV_BLOCK + 1];
+  A += A_off;
   const int b = get_group_id(0), c = get_local_id(0);
   const long r0 = (long)b * TRSV_BLOCK;
   for (int e = c; e < TRSV_BLOCK * TRSV_BLOCK; e += TRSV_BLOCK) {
@@ -96,9 +97,11 @@ __kernel __attribute__((reqd_work_group_size(TRSV_BLOCK, 1, 1))) void trsv_inver
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TRSV_WG, 1, 1))) void trsv_solve_flags(
-    __global const REAL* restrict A, long lda, __global const REAL* restrict W, __global REAL* x_out, long n, int nb,
+    __global const REAL* restrict A, long A_off, long lda, __global const REAL* restrict W, __global REAL* x_out, long x_out_off, long n, int nb,
     int forward, __global int* sync) {
   // Other groups write x while this one runs: read it around any cache that is not coherent.
+  A += A_off;
+  x_out += x_out_off;
   volatile __global REAL* x = x_out;
   volatile __global int* solved = sync + 1;
   __local REAL part[TRSV_BLOCK * 33];  // >= WARPS * TRSV_BLOCK and >= TRSV_WG (PARTS * TRSV_BLOCK)
@@ -242,10 +245,12 @@ inline void tile_mac(REAL acc[RT][4], __local REAL (*Ms)[KC + 1], __local REAL (
 }
 
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void trsm_block_column(
-    __global const REAL* A, long lda, __global const REAL* W, __global REAL* B, long ldb, long n, long nrhs, int s,
+    __global const REAL* A, long A_off, long lda, __global const REAL* W, __global REAL* B, long B_off, long ldb, long n, long nrhs, int s,
     int nb, int forward, int trans) {
   __local REAL Ms[TRSV_BLOCK][KC + 1];
   __local REAL Xs[KC][64 + 1];
+  A += A_off;
+  B += B_off;
   const int tx = get_local_id(0), ty = get_local_id(1);
   const long cb = (long)get_group_id(0) * 64;
   const int gy = get_group_id(1);

@@ -2,6 +2,8 @@
 // each. cpu device: one contiguous chunk per thread; the fused dots combine per-thread partial
 // sums as reduce does (reduce.min_per_thread sets their threads). CUDA: grid-stride kernels of
 // 256 threads, 16-byte accesses; the fused dots take reduce's grid (reduce.blocks_per_sm).
+// OpenCL: streaming kernels of vector.wg work-items per group; the fused dots use reduce's
+// shapes (reduce.wg, groups_per_cu).
 #include "tuning/tuning.hpp"
 
 namespace tessera::tuning {
@@ -17,6 +19,18 @@ const std::vector<ParamSpec>& vector_params() {
       // no unrolling) are needed, and a grid-stride loop over one wave has no tail of blocks.
       {"vector.blocks_per_sm", "cuda: blocks of 256 threads per SM of fill/axpby/elementwise", 1, 64, Shape::any,
        {{"cuda/*", 8}}},
+      // OpenCL: fill, axpby and elementwise run one element per work-item. GPUs: 256 keeps
+      // several groups per SM/CU resident; PoCL and Intel's CPU runtime run a group as a
+      // vectorised loop, where bigger groups mean fewer group launches per call.
+      {"vector.wg", "opencl: work-group size of the streaming kernels (fill, axpby, elementwise)", 1, 1024,
+       Shape::pow2,
+       {{"opencl/nvidia", 256}, {"opencl/amd-gcn", 256}, {"opencl/pocl-cpu", 1024}, {"opencl/intel-cpu", 1024},
+        {"opencl/generic", 64}}},
+      // CPUs: a work-item's loop over consecutive elements is what their compilers vectorise
+      // (PoCL, n = 1e6 f32: fill at 4% of copy bandwidth with one element per work-item);
+      // the fused dots then take contiguous ranges too. GPUs: 1 (coalesced neighbours).
+      {"vector.chunk", "opencl: consecutive elements per work-item (1: grid order, GPUs)", 1, 1 << 20, Shape::any,
+       {{"opencl/pocl-cpu", 4096}, {"opencl/intel-cpu", 4096}, {"opencl/*", 1}}},
   };
   return p;
 }

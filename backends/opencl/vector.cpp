@@ -1,0 +1,96 @@
+// The vector algebra (kernels/opencl/vector.cl): fill, axpby and elementwise are one streaming
+// launch each (vector.wg work-items per group, vector.chunk elements each); axpby_dot and dot2 are a
+// reduction's first pass (reduce.wg x a bounded number of groups, as reduce's gpu kernels) and
+// reduce.cl's final pass into `out` (reduce.hpp), with the partials in the queue's ReduceScratch.
+// Coefficients go to the kernels as a value and four (buffer, offset) factors, read on the device.
+#include <algorithm>
+#include <string>
+
+#include "reduce.hpp"
+
+namespace tessera::opencl {
+
+namespace {
+
+std::size_t round_up(std::int64_t v, std::int64_t m) { return static_cast<std::size_t>((v + m - 1) / m * m); }
+
+template <class T>
+std::string vector_defines(const OpenCLBackend& cl) {
+  return reduce_defines<T>(cl) + " " + cl.tuning().defines("vector");
+}
+
+template <class T>
+cl::Kernel& vector_kernel(OpenCLBackend& cl, const char* name) {
+  return cl.kernel("vector.cl", dtype_v<T>, vector_defines<T>(cl), name);
+}
+
+// A streaming kernel's launch over n elements: a work-item per vector.chunk of them.
+cl::NDRange stream_global(const OpenCLBackend& cl, std::int64_t n) {
+  const std::int64_t chunk = cl.tuning()["vector.chunk"];
+  return round_up((n + chunk - 1) / chunk, cl.tuning()["vector.wg"]);
+}
+cl::NDRange stream_local(const OpenCLBackend& cl) { return static_cast<std::size_t>(cl.tuning()["vector.wg"]); }
+
+// Groups of a fused dot's first pass over n elements: as reduce's gpu kernels.
+std::int64_t fused_groups(const OpenCLBackend& cl, std::int64_t n) {
+  const std::int64_t wg = cl.tuning()["reduce.wg"];
+  return std::max<std::int64_t>(1, std::min<std::int64_t>((n + wg - 1) / wg, static_cast<std::int64_t>(cl.compute_units()) *
+                                                                                  cl.tuning()["reduce.groups_per_cu"]));
+}
+
+}  // namespace
+
+template <class T>
+void OpenCLBackend::fill(QueueImpl& qi, const Coef& value, const VecView& y) {
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_fill"), stream_global(*this, y.n), stream_local(*this), value,
+            y.data, y.offset, y.n);
+}
+
+template <class T>
+void OpenCLBackend::axpby(QueueImpl& qi, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y) {
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_axpby"), stream_global(*this, y.n), stream_local(*this), alpha,
+            x.data, x.offset, beta, y.data, y.offset, y.n, beta.is_zero() ? 0 : 1);
+}
+
+template <class T>
+void OpenCLBackend::elementwise(QueueImpl& qi, ElementwiseOp op, const VecView& x, const VecView& y, const VecView& z) {
+  const int code = op == ElementwiseOp::multiply ? 0 : op == ElementwiseOp::divide ? 1 : 2;
+  const bool has_y = op != ElementwiseOp::reciprocal;
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_elementwise"), stream_global(*this, z.n), stream_local(*this),
+            code, x.data, x.offset, has_y ? y.data : x.data, has_y ? y.offset : x.offset, z.data, z.offset, z.n);
+}
+
+template <class T>
+void OpenCLBackend::axpby_dot(QueueImpl& qi, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y,
+                              const VecView& w, const VecView& out) {
+  OpenClQueue& q = cl_queue(qi);
+  const std::int64_t wg = tuning_["reduce.wg"], groups = fused_groups(*this, y.n);
+  cl::Buffer& part =
+      grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(groups) * reduce_partial_bytes<T>(*this));
+  const bool w_is_y = w.data == y.data && w.offset == y.offset;
+  launch<T>(q, vector_kernel<T>(*this, "vector_axpby_dot"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
+            cl::NDRange(static_cast<std::size_t>(wg)), alpha, x.data, x.offset, beta, y.data, y.offset, w.data,
+            w.offset, w_is_y ? 1 : 0, y.n, beta.is_zero() ? 0 : 1, part);
+  reduce_sum_final<T>(*this, q, part, 0, groups, out, false);
+}
+
+template <class T>
+void OpenCLBackend::dot2(QueueImpl& qi, const VecView& x, const VecView& y, const VecView& z, const VecView& out_xy,
+                         const VecView& out_xz) {
+  OpenClQueue& q = cl_queue(qi);
+  const std::int64_t wg = tuning_["reduce.wg"], groups = fused_groups(*this, x.n);
+  cl::Buffer& part =
+      grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(2 * groups) * reduce_partial_bytes<T>(*this));
+  launch<T>(q, vector_kernel<T>(*this, "vector_dot2"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
+            cl::NDRange(static_cast<std::size_t>(wg)), x.data, x.offset, y.data, y.offset, z.data, z.offset, x.n, part);
+  reduce_sum_final<T>(*this, q, part, 0, groups, out_xy, false);
+  reduce_sum_final<T>(*this, q, part, groups, groups, out_xz, false);
+}
+
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, fill)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, elementwise)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby_dot)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, dot2)
+
+}  // namespace tessera::opencl

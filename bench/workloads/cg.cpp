@@ -1,0 +1,142 @@
+// cg: Jacobi-preconditioned conjugate gradients on the 3D 7-point Laplacian (diagonal 6.5,
+// generate.hpp), b random, x0 = 0, a fixed number of iterations (no convergence test: every
+// implementation does the same work), timed as a whole and reported per iteration (the set-up
+// r = b - A x0, z = M^-1 r, p = z, rz = r.z is in the timing, 1/iters of it per iteration).
+// Tessera's is written with the public API only, on one queue, its scalars on the device:
+//   q = A p;  pq = p.q;  x += (rz/pq) p;  r -= (rz/pq) q;  z = inv_diag .* r;
+//   (rz_new, rr) = (r.z, r.r) in one pass (dot2; rr is the residual norm a solver would test);
+//   p = z + (rz_new/rz) p   (axpby);  swap rz, rz_new
+// and the timed iterations must not wait for the device: Device::host_waits() is compared
+// before and after them (an error row otherwise); x is read after the timing.
+// Bytes per iteration, the floor of an unfused iteration (each operand once per operation):
+//   spmv (beta = 0)  nnz (sizeof(T) + 4) + (rows + 1) 4 + 2 rows sizeof(T)
+//   vectors          16 rows sizeof(T): pq 2, x 3, r 3, z 3, r.z 2, p 3
+// (128^3 f64: 485 MB, 0.15 ms at 3.3 TB/s); % of the read bandwidth, as spmv.
+#include <utility>
+
+#include "baselines/baselines.hpp"
+#include "tessera/algebra.hpp"
+#include "tessera/csr_matrix.hpp"
+#include "tessera/generate.hpp"
+#include "tessera/ops.hpp"
+#include "tessera/vector.hpp"
+#include "workloads/common.hpp"
+
+namespace bench {
+
+namespace {
+
+template <class T>
+class TesseraCg : public Runner {
+ public:
+  TesseraCg(const tessera::Device& dev, const CgData<T>& d)
+      : dev_(dev),
+        q_(dev.queue()),
+        d_(d),
+        A_(tessera::CsrMatrix<T>::from_host(dev, d.A)),
+        b_(tessera::Vector<T>::from_host(dev, d.b)),
+        inv_diag_(tessera::Vector<T>::from_host(dev, d.inv_diag)),
+        x_(dev, d.A.rows),
+        r_(dev, d.A.rows),
+        z_(dev, d.A.rows),
+        p_(dev, d.A.rows),
+        Ap_(dev, d.A.rows),
+        rz_(dev),
+        rz_new_(dev),
+        pq_(dev),
+        rr_(dev) {}
+  void run() override {
+    using tessera::Scalar;
+    const auto waits = dev_.host_waits();
+    tessera::fill(q_, T(0), x_);
+    tessera::copy(q_, b_, r_);
+    tessera::spmv(q_, T(-1), A_, x_, T(1), r_);  // r = b - A x0, as a solver with a guess does
+    tessera::multiply(q_, inv_diag_, r_, z_);
+    tessera::copy(q_, z_, p_);
+    tessera::dot(q_, r_, z_, rz_);
+    for (int it = 0; it < d_.iters; ++it) {
+      tessera::spmv(q_, T(1), A_, p_, T(0), Ap_);
+      tessera::dot(q_, p_, Ap_, pq_);
+      tessera::axpy(q_, rz_ / pq_, p_, x_);
+      tessera::axpy(q_, -(rz_ / pq_), Ap_, r_);
+      tessera::multiply(q_, inv_diag_, r_, z_);
+      tessera::dot2(q_, r_, z_, r_, rz_new_, rr_);
+      tessera::axpby(q_, T(1), z_, rz_new_ / rz_, p_);
+      std::swap(rz_, rz_new_);
+    }
+    waits_ = dev_.host_waits() - waits;
+    if (waits_ != 0)
+      throw std::runtime_error("the CG iterations waited for the device " + std::to_string(waits_) +
+                               " times (expected 0)");
+  }
+  void sync() override { q_.synchronize(); }
+  std::vector<double> result() override { return widen(x_.to_host()); }
+  int calls_per_run() const override { return d_.iters; }
+  std::string detail() const override { return "0 host waits in " + std::to_string(d_.iters) + " iterations"; }
+
+ private:
+  tessera::Device dev_;
+  tessera::Queue q_;
+  const CgData<T>& d_;
+  tessera::CsrMatrix<T> A_;
+  tessera::Vector<T> b_, inv_diag_, x_, r_, z_, p_, Ap_;
+  tessera::Scalar<T> rz_, rz_new_, pq_, rr_;
+  std::uint64_t waits_ = 0;
+};
+
+template <class T>
+class CgWorkload : public Workload {
+ public:
+  using Workload::Workload;
+
+  void generate() override {
+    const auto n = spec().get("n");
+    d_.A = tessera::laplacian_3d<T>(n, n, n);
+    d_.iters = static_cast<int>(spec().get("iters"));
+    d_.b = random_vector<T>(d_.A.rows, 0x5eed0401);
+    d_.inv_diag.assign(static_cast<std::size_t>(d_.A.rows), T(0));
+    for (std::int64_t i = 0; i < d_.A.rows; ++i)
+      for (auto k = d_.A.row_ptr[static_cast<std::size_t>(i)]; k < d_.A.row_ptr[static_cast<std::size_t>(i) + 1]; ++k)
+        if (d_.A.col_idx[static_cast<std::size_t>(k)] == i)
+          d_.inv_diag[static_cast<std::size_t>(i)] = T(1) / d_.A.values[static_cast<std::size_t>(k)];
+  }
+  void release() override { d_ = {}; }
+
+  std::vector<std::pair<std::string, std::int64_t>> sizes() const override {
+    auto v = spec().sizes;
+    set_size(v, "rows", d_.A.rows);
+    set_size(v, "nnz", d_.A.nnz());
+    return v;
+  }
+  // Per iteration (see the top of the file): spmv 2 nnz, vectors 2 + 2 + 2 + 1 + 4 + 3 per row.
+  double flops() const override {
+    return 2.0 * static_cast<double>(d_.A.nnz()) + 14.0 * static_cast<double>(d_.A.rows);
+  }
+  double bytes() const override {
+    const double s = sizeof(T), rows = static_cast<double>(d_.A.rows);
+    return static_cast<double>(d_.A.nnz()) * (s + 4) + (rows + 1) * 4 + 2 * rows * s + 16 * rows * s;
+  }
+  Bound bound() const override { return Bound::read_bandwidth; }
+  // The reference reaches the same iterate through other rounding: the differences of each
+  // product and sum are carried through the iterations (amplified by up to the condition
+  // number, ~25 here). In f64 that stays far below 1e-10; in f32 the iteration stagnates at
+  // the rounding level (~1e-7 relative residual) where the iterates of two summation orders
+  // differ by ~1e-6 of max |x|: 1e-3 catches a wrong step (O(1)) with margin.
+  double tolerance() const override { return dtype() == tessera::DType::f32 ? 1e-3 : 0.0; }
+
+  std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
+    return std::make_unique<TesseraCg<T>>(dev, d_);
+  }
+  std::vector<NamedRunner> baseline_runners() override { return cg_baselines<T>(d_); }
+
+ private:
+  CgData<T> d_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_cg_workload(const CaseSpec& spec, tessera::DType dtype) {
+  return make_typed<CgWorkload>(spec, dtype);
+}
+
+}  // namespace bench

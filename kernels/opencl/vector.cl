@@ -1,0 +1,172 @@
+// The vector algebra (backends/opencl/vector.cpp): fill, axpby and elementwise as streaming
+// kernels (GPUs: one element per work-item, neighbouring work-items touching neighbouring
+// elements; CPUs: a chunk of vector.chunk elements per work-item; and
+// every view's offset is applied at the start, so no alignment is assumed), and the fused dots
+// axpby_dot and dot2 as the first pass of a reduction (one ACC partial per work-group, grid-stride
+// over the elements, a tree in local memory), whose partials reduce.cl's reduce_sum_final turns
+// into the T result on the device. Built with reduce.cl's tuning defines (REDUCE_WG) plus
+// VECTOR_*, and -DTESSERA_ACC_FP64 for float data on devices with doubles.
+#ifndef VECTOR_WG
+#define VECTOR_WG 256
+#endif
+// Consecutive elements per work-item of the streaming kernels: 1 on GPUs (coalescing); CPUs run a
+// loop over a chunk, which their compiler vectorises, and form the coefficient once per chunk.
+#ifndef VECTOR_CHUNK
+#define VECTOR_CHUNK 1
+#endif
+#define CHUNK_BEGIN ((long)get_global_id(0) * VECTOR_CHUNK)
+#define CHUNK_END(n) min(CHUNK_BEGIN + VECTOR_CHUNK, (long)(n))
+#ifndef REDUCE_WG
+#define REDUCE_WG 256
+#endif
+// The fused dots' element order: GPUs: grid-stride (neighbouring work-items read neighbouring
+// elements); CPUs (VECTOR_CHUNK > 1): each work-item a contiguous range, which stays in its core's
+// caches and prefetchers. INDEX(base, u): the element of pass `base`, slot u.
+#if VECTOR_CHUNK > 1
+#define FUSED_SETUP(n)                                                  \
+  const long len = ((n) + get_global_size(0) - 1) / get_global_size(0); \
+  const long g = get_global_id(0) * len, stride = 1;                    \
+  const long lim = min(g + len, (long)(n));
+#else
+#define FUSED_SETUP(n)                                                  \
+  const long g = get_global_id(0), stride = get_global_size(0);         \
+  const long lim = (n);
+#endif
+// Elements per work-item and pass of the fused dots' loop, all loaded before any is
+// stored: the loads of one pass are in flight together (without restrict the compiler may not
+// move a load of x past a store to y).
+#define FUSED_UNROLL 4
+
+#ifdef TESSERA_ACC_FP64
+#define ACC double
+#else
+#define ACC REAL
+#endif
+
+// A coefficient (Coef on the host): value * num0 * num1 / (den0 * den1), each factor an element
+// of a device buffer or absent (a NULL buffer argument). Formed once per work-item, in ACC
+// (double for float data where the device has it), then rounded to REAL.
+#define COEF_PARAMS(c)                                                                                \
+  REAL c##_v, __global const REAL *c##_n0, long c##_n0o, __global const REAL *c##_n1, long c##_n1o, \
+      __global const REAL *c##_d0, long c##_d0o, __global const REAL *c##_d1, long c##_d1o
+#define COEF(c) coef(c##_v, c##_n0, c##_n0o, c##_n1, c##_n1o, c##_d0, c##_d0o, c##_d1, c##_d1o)
+inline REAL coef(REAL v, __global const REAL* n0, long n0o, __global const REAL* n1, long n1o,
+                 __global const REAL* d0, long d0o, __global const REAL* d1, long d1o) {
+  ACC num = v, den = 1;
+  if (n0) num *= n0[n0o];
+  if (n1) num *= n1[n1o];
+  if (d0) den *= d0[d0o];
+  if (d1) den *= d1[d1o];
+  return (REAL)(num / den);
+}
+
+// y[i] = value. The coefficient is read before the element is written, so a one-element y may
+// be one of its own factors.
+__kernel void vector_fill(COEF_PARAMS(value), __global REAL* y, long yoff, long n) {
+  const REAL v = COEF(value);
+  y += yoff;
+  for (long i = CHUNK_BEGIN, e = CHUNK_END(n); i < e; ++i) y[i] = v;
+}
+
+// y = alpha x + beta y; read_y = 0 (beta a host zero): y is only written. x may be y.
+__kernel void vector_axpby(COEF_PARAMS(alpha), __global const REAL* x, long xoff, COEF_PARAMS(beta),
+                           __global REAL* y, long yoff, long n, int read_y) {
+  const REAL a = COEF(alpha), b = COEF(beta);
+  x += xoff;
+  y += yoff;
+  const long begin = CHUNK_BEGIN, end = CHUNK_END(n);
+  if (read_y)
+    for (long i = begin; i < end; ++i) y[i] = a * x[i] + b * y[i];
+  else
+    for (long i = begin; i < end; ++i) y[i] = a * x[i];
+}
+
+// z = x * y (op 0), x / y (op 1) or 1 / x (op 2, y unread); z may be x or y.
+__kernel void vector_elementwise(int op, __global const REAL* x, long xoff, __global const REAL* y, long yoff,
+                                 __global REAL* z, long zoff, long n) {
+  x += xoff;
+  y += yoff;
+  z += zoff;
+  const long begin = CHUNK_BEGIN, end = CHUNK_END(n);
+  if (op == 0)
+    for (long i = begin; i < end; ++i) z[i] = x[i] * y[i];
+  else if (op == 1)
+    for (long i = begin; i < end; ++i) z[i] = x[i] / y[i];
+  else
+    for (long i = begin; i < end; ++i) z[i] = (REAL)1 / x[i];
+}
+
+// The work-group's sum of s into partial[slot] (all work-items call it).
+inline void group_sum(ACC s, __local ACC* part, __global ACC* partial, long slot) {
+  const int l = get_local_id(0);
+  part[l] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {
+    if (l < off) part[l] += part[l + off];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) partial[slot] = part[0];
+}
+
+// y = alpha x + beta y, and this group's part of y . w (w_is_y: w is y, not read again).
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_axpby_dot(
+    COEF_PARAMS(alpha), __global const REAL* x, long xoff, COEF_PARAMS(beta), __global REAL* y, long yoff,
+    __global const REAL* w, long woff, int w_is_y, long n, int read_y, __global ACC* partial) {
+  __local ACC part[REDUCE_WG];
+  const REAL a = COEF(alpha), b = COEF(beta);
+  x += xoff;
+  y += yoff;
+  w += woff;
+  FUSED_SETUP(n)
+  ACC s = 0;
+  for (long base = g; base < lim; base += stride * FUSED_UNROLL) {
+    REAL xv[FUSED_UNROLL], yv[FUSED_UNROLL], wv[FUSED_UNROLL];
+#pragma unroll
+    for (int u = 0; u < FUSED_UNROLL; ++u) {
+      const long i = base + u * stride;
+      xv[u] = i < lim ? x[i] : 0;
+      yv[u] = i < lim && read_y ? y[i] : 0;
+      wv[u] = i < lim && !w_is_y ? w[i] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < FUSED_UNROLL; ++u) {
+      const long i = base + u * stride;
+      if (i < lim) {
+        const REAL r = read_y ? a * xv[u] + b * yv[u] : a * xv[u];
+        y[i] = r;
+        s += (ACC)r * (ACC)(w_is_y ? r : wv[u]);
+      }
+    }
+  }
+  group_sum(s, part, partial, get_group_id(0));
+}
+
+// This group's parts of x . y (partial[group]) and x . z (partial[groups + group]).
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_dot2(
+    __global const REAL* x, long xoff, __global const REAL* y, long yoff, __global const REAL* z, long zoff, long n,
+    __global ACC* partial) {
+  __local ACC part[REDUCE_WG];
+  x += xoff;
+  y += yoff;
+  z += zoff;
+  FUSED_SETUP(n)
+  ACC sy = 0, sz = 0;
+  for (long base = g; base < lim; base += stride * FUSED_UNROLL) {
+    REAL xv[FUSED_UNROLL], yv[FUSED_UNROLL], zv[FUSED_UNROLL];
+#pragma unroll
+    for (int u = 0; u < FUSED_UNROLL; ++u) {
+      const long i = base + u * stride;
+      xv[u] = i < lim ? x[i] : 0;
+      yv[u] = i < lim ? y[i] : 0;
+      zv[u] = i < lim ? z[i] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < FUSED_UNROLL; ++u) {
+      sy += (ACC)xv[u] * (ACC)yv[u];
+      sz += (ACC)xv[u] * (ACC)zv[u];
+    }
+  }
+  group_sum(sy, part, partial, get_group_id(0));
+  barrier(CLK_LOCAL_MEM_FENCE);  // part is reused
+  group_sum(sz, part, partial, get_num_groups(0) + get_group_id(0));
+}
