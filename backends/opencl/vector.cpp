@@ -24,10 +24,16 @@ cl::Kernel& vector_kernel(OpenCLBackend& cl, const char* name) {
   return cl.kernel("vector.cl", dtype_v<T>, vector_defines<T>(cl), name);
 }
 
-// A streaming kernel's launch over n elements: a work-item per vector.chunk of them.
+// A streaming kernel's launch over n elements: a work-item per vector.chunk of them, and with
+// chunk 1 (GPUs) at most vector.groups_per_cu groups per compute unit, grid-stride
+// (vector.cl's FOR_EACH_ELEMENT).
 cl::NDRange stream_global(const OpenCLBackend& cl, std::int64_t n) {
-  const std::int64_t chunk = cl.tuning()["vector.chunk"];
-  return round_up((n + chunk - 1) / chunk, cl.tuning()["vector.wg"]);
+  const std::int64_t chunk = cl.tuning()["vector.chunk"], wg = cl.tuning()["vector.wg"];
+  std::int64_t items = (n + chunk - 1) / chunk;
+  if (chunk == 1)
+    items = std::min<std::int64_t>(items, wg * static_cast<std::int64_t>(cl.compute_units()) *
+                                              cl.tuning()["vector.groups_per_cu"]);
+  return round_up(items, wg);
 }
 cl::NDRange stream_local(const OpenCLBackend& cl) { return static_cast<std::size_t>(cl.tuning()["vector.wg"]); }
 

@@ -15,6 +15,8 @@
 // the result is the exactly rounded a x + b y of the reference's formula); the dots of the
 // fused operations accumulate in double, as reduce does.
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/cuda/reduce.cuh"
 
@@ -100,8 +102,24 @@ struct AxpbyBody {
   __device__ void apply(std::int64_t i, double (&)[1]) {
     store_pack<E>(y + i, axpby_pack<T, E, BETA_ZERO>(a, x + i, b, y + i));
   }
+  // Two packs, every load issued before either store: x may be y, so the compiler may not hoist
+  // the second pack's loads above the first's store itself, and with one pack in flight per
+  // thread f64 axpy reached 0.95x cuBLAS (bench/RESULTS.md).
+  template <int E>
+  __device__ void apply_two(std::int64_t i, std::int64_t j) {
+    const Pack<T, E> ri = axpby_pack<T, E, BETA_ZERO>(a, x + i, b, y + i);
+    const Pack<T, E> rj = axpby_pack<T, E, BETA_ZERO>(a, x + j, b, y + j);
+    store_pack<E>(y + i, ri);
+    store_pack<E>(y + j, rj);
+  }
   __device__ void finish(const double*) {}
 };
+
+// Whether a Body has apply_two (two packs per step of the grid-stride loop).
+template <class B, class = void>
+struct has_apply_two : std::false_type {};
+template <class B>
+struct has_apply_two<B, decltype(std::declval<B&>().template apply_two<1>(0, 0))> : std::true_type {};
 
 template <class T_, ElementwiseOp OP>
 struct ElementwiseBody {
@@ -194,7 +212,11 @@ __global__ __launch_bounds__(kVectorThreads, 2048 / kVectorThreads) void stream_
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * kVectorThreads + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kVectorThreads;
   const std::int64_t nv = (n - head) / W;
-  for (std::int64_t i = tid; i < nv; i += stride) body.template apply<W>(head + i * W, acc);
+  std::int64_t i = tid;
+  if constexpr (has_apply_two<Body>::value) {
+    for (; i + stride < nv; i += 2 * stride) body.template apply_two<W>(head + i * W, head + (i + stride) * W);
+  }
+  for (; i < nv; i += stride) body.template apply<W>(head + i * W, acc);
   if constexpr (VEC) {
     const std::int64_t tail = head + nv * W;
     if (tid < head) body.template apply<1>(tid, acc);

@@ -31,6 +31,11 @@ const std::vector<ParamSpec>& vector_params() {
       // the fused dots then take contiguous ranges too. GPUs: 1 (coalesced neighbours).
       {"vector.chunk", "opencl: consecutive elements per work-item (1: grid order, GPUs)", 1, 1 << 20, Shape::any,
        {{"opencl/pocl-cpu", 4096}, {"opencl/intel-cpu", 4096}, {"opencl/*", 1}}},
+      // GPUs (chunk 1): 8 groups of 256 fill an SM's or CU's thread slots; four such waves keep
+      // the grid-stride loop short while every work-item still forms its coefficient once for
+      // several elements.
+      {"vector.groups_per_cu", "opencl, vector.chunk 1: groups of the streaming kernels per compute unit", 1, 1024,
+       Shape::any, {{"opencl/*", 32}}},
   };
   return p;
 }
