@@ -35,6 +35,9 @@ double tolerance() {
 // Which combinations are expected to stagnate within the iteration limit (then the documented
 // result is max_iterations with a finite residual): on ill-conditioned matrices, BiCGSTAB and
 // restarted GMRES without a good preconditioner.
+// The same form says which combinations may break down instead of converging (then the
+// documented result is breakdown or not_finite with a finite residual and x the last finite
+// iterate).
 using Stagnates = bool (*)(SolverKind, Precond);
 bool none_stagnate(SolverKind, Precond) { return false; }
 
@@ -43,7 +46,7 @@ bool none_stagnate(SolverKind, Precond) { return false; }
 // where A is well conditioned (`error_bound`, < 0 to skip).
 template <class T>
 void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, double error_bound,
-               Stagnates stagnates = none_stagnate) {
+               Stagnates stagnates = none_stagnate, Stagnates may_break_down = none_stagnate) {
   for (const Device& d : all_devices()) {
     for (const SolverKind kind : all_solvers) {
       if (kind == SolverKind::cg && !spd) continue;
@@ -59,6 +62,15 @@ void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, doub
         if (stagnates(kind, p)) {
           CHECK_MESSAGE(s.result.status == SolveStatus::max_iterations, s.result.reason);
           CHECK(std::isfinite(s.result.true_residual));
+          continue;
+        }
+        if (may_break_down(kind, p) && !s.result.converged) {
+          // BiCGSTAB's rho = r0.r may vanish near convergence; the documented result is a
+          // breakdown naming it, with x the last finite iterate.
+          CHECK_MESSAGE((s.result.status == SolveStatus::breakdown || s.result.status == SolveStatus::not_finite),
+                        s.result.reason);
+          CHECK(std::isfinite(s.result.true_residual));
+          note_once(what + " " + std::string(to_string(kind)) + " + " + name(p) + " on " + d.spec() + ": " + s.result.reason);
           continue;
         }
         CHECK_MESSAGE(s.result.converged, s.result.reason);
@@ -98,6 +110,7 @@ TEST_CASE("solve: SPD and unsymmetric matrices of the shared collection, every d
     const char* file;
     bool spd;
     Stagnates stagnates;
+    Stagnates may_break_down = none_stagnate;
   };
   // nos6 (condition ~ 8e6): unpreconditioned BiCGSTAB and GMRES(40), and GMRES(40) + Jacobi,
   // stagnate; sherman5: GMRES(40) without a preconditioner.
@@ -106,18 +119,24 @@ TEST_CASE("solve: SPD and unsymmetric matrices of the shared collection, every d
            (k == SolverKind::gmres && (p == Precond::none || p == Precond::jacobi));
   };
   const Stagnates sherman5 = [](SolverKind k, Precond p) { return k == SolverKind::gmres && p == Precond::none; };
+  // add32, BiCGSTAB + Jacobi: erratic (62 iterations on the reference device, 47 on cpu, 49 in
+  // Eigen); on an H100 through NVIDIA's OpenCL rho = r0.r vanished at iteration 80, with the
+  // residual at 2x the tolerance.
+  const Stagnates add32_breaks = [](SolverKind k, Precond p) {
+    return k == SolverKind::bicgstab && p == Precond::jacobi;
+  };
   // Small enough for the suite's budget; MANIFEST.md: nos6 and Chem97ZtZ SPD, add32 and
   // sherman5 unsymmetric (both converge with BiCGSTAB + Jacobi, add32 also in float).
   for (const Case c : {Case{"nos6.mtx", true, nos6}, Case{"Chem97ZtZ.mtx", true, none_stagnate},
-                       Case{"add32.mtx", false, none_stagnate}, Case{"sherman5.mtx", false, sherman5}}) {
+                       Case{"add32.mtx", false, none_stagnate, add32_breaks}, Case{"sherman5.mtx", false, sherman5}}) {
     const auto h = shared_matrix(c.file);
     if (!h) {
       note_once(std::string("SKIPPED solve on ") + c.file + ": the shared matrix folder is absent");
       continue;
     }
-    solve_all<double>(c.file, *h, c.spd, -1, c.stagnates);
+    solve_all<double>(c.file, *h, c.spd, -1, c.stagnates, c.may_break_down);
     if (std::string(c.file) == "Chem97ZtZ.mtx" || std::string(c.file) == "add32.mtx")
-      solve_all<float>(c.file, *h, c.spd, -1);
+      solve_all<float>(c.file, *h, c.spd, -1, none_stagnate, c.may_break_down);
   }
 }
 

@@ -123,6 +123,13 @@ void compare(const std::string& matrix, const HostCsr<double>& h, const std::vec
       const auto s = solve_ones<double>(d, h, c.kind, c.precond, o);
       INFO(matrix << ": " << std::string(c.what) << " on " << d.spec() << ": tessera " << s.result.iterations
                   << ", Eigen " << c.eigen);
+      if (c.slack < 0 && !s.result.converged) {  // reported only: a breakdown is reported too
+        CHECK_MESSAGE((s.result.status == SolveStatus::breakdown || s.result.status == SolveStatus::not_finite),
+                      s.result.reason);
+        note_once(matrix + ": " + c.what + " on " + d.spec() + ": " + s.result.reason + " (Eigen: " +
+                  std::to_string(c.eigen) + " iterations)");
+        continue;
+      }
       CHECK_MESSAGE(s.result.converged, s.result.reason);
       CHECK(s.result.true_residual <= 10 * s.result.tolerance);
       const double allowed = std::max(2.0, c.slack * static_cast<double>(c.eigen));
