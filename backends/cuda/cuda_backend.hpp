@@ -96,26 +96,8 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
 
   DeviceInfo info() const override;
 
-  // Queues (queue.cpp).
-  std::shared_ptr<QueueImpl> create_queue() override;
-  std::shared_ptr<QueueImpl> wrap_queue(void* native) override;
-  void synchronize() override;
-
-  // Memory (memory.cpp).
-  void* allocate(std::size_t bytes) override;
-  void deallocate(void* handle) noexcept override;
-  void* wrap_memory(void* native, std::size_t bytes) override;
-  void release_wrapped(void* handle) noexcept override;
-  void* allocate_host(std::size_t bytes) override;
-  void deallocate_host(void* p) noexcept override;
-  void upload(QueueImpl& q, void* dst, std::size_t dst_offset, const void* host_src, std::size_t bytes,
-              bool blocking) override;
-  void download(QueueImpl& q, void* host_dst, const void* src, std::size_t src_offset, std::size_t bytes,
-                bool blocking) override;
-  void copy(QueueImpl& q, void* dst, std::size_t dst_offset, const void* src, std::size_t src_offset,
-            std::size_t bytes) override;
-
-  std::unique_ptr<DeviceTimer> device_timer(QueueImpl& q) override;  // device_timer.cpp: events on q
+  // Queues (queue.cpp), memory (memory.cpp), the device timer (device_timer.cpp: events on q).
+  TESSERA_DEVICE_BACKEND_OVERRIDES
 
   // The operations, one file each (reduce.cpp, spmv.cpp, vector.cpp, ...), T = float or double.
   TESSERA_TYPED_BACKEND_OPERATIONS

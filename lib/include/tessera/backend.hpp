@@ -310,4 +310,25 @@ class Backend {
   std::atomic<std::uint64_t> host_waits_{0};
 };
 
+/// \def TESSERA_DEVICE_BACKEND_OVERRIDES
+/// Inside a backend class that defines Backend's queue, memory and timer methods out of line
+/// (the CUDA and OpenCL plugins): declares them all, with Backend's signatures, once.
+#define TESSERA_DEVICE_BACKEND_OVERRIDES                                                                      \
+  std::shared_ptr<QueueImpl> create_queue() override;                                                        \
+  std::shared_ptr<QueueImpl> wrap_queue(void* native) override;                                              \
+  void synchronize() override;                                                                               \
+  void* allocate(std::size_t bytes) override;                                                                \
+  void deallocate(void* handle) noexcept override;                                                           \
+  void* wrap_memory(void* native, std::size_t bytes) override;                                               \
+  void release_wrapped(void* handle) noexcept override;                                                      \
+  void* allocate_host(std::size_t bytes) override;                                                           \
+  void deallocate_host(void* p) noexcept override;                                                           \
+  void upload(QueueImpl& q, void* dst, std::size_t dst_offset, const void* host_src, std::size_t bytes,      \
+              bool blocking) override;                                                                       \
+  void download(QueueImpl& q, void* host_dst, const void* src, std::size_t src_offset, std::size_t bytes,    \
+                bool blocking) override;                                                                     \
+  void copy(QueueImpl& q, void* dst, std::size_t dst_offset, const void* src, std::size_t src_offset,        \
+            std::size_t bytes) override;                                                                     \
+  std::unique_ptr<DeviceTimer> device_timer(QueueImpl& q) override;
+
 }  // namespace tessera
