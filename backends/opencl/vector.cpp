@@ -30,9 +30,11 @@ cl::Kernel& vector_kernel(OpenCLBackend& cl, const char* name) {
 cl::NDRange stream_global(const OpenCLBackend& cl, std::int64_t n) {
   const std::int64_t chunk = cl.tuning()["vector.chunk"], wg = cl.tuning()["vector.wg"];
   std::int64_t items = (n + chunk - 1) / chunk;
-  if (chunk == 1)
-    items = std::min<std::int64_t>(items, wg * static_cast<std::int64_t>(cl.compute_units()) *
-                                              cl.tuning()["vector.groups_per_cu"]);
+  if (chunk == 1) {  // a work-item per pack of reduce.vw elements (vector.cl's STREAM_VW), grid-stride
+    const std::int64_t vw = cl.tuning()["reduce.vw"];
+    items = std::clamp<std::int64_t>((n + vw - 1) / vw, 1,
+                                     wg * static_cast<std::int64_t>(cl.compute_units()) * cl.tuning()["vector.groups_per_cu"]);
+  }
   return round_up(items, wg);
 }
 cl::NDRange stream_local(const OpenCLBackend& cl) { return static_cast<std::size_t>(cl.tuning()["vector.wg"]); }

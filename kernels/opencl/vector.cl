@@ -25,6 +25,23 @@
 #else
 #define FOR_EACH_ELEMENT(i, n) for (long i = get_global_id(0); i < (long)(n); i += get_global_size(0))
 #endif
+// GPUs also load and store REDUCE_VW elements at a time (the reductions' vector width, one
+// decision for both): with single-element accesses f32 axpy reached 85 % of copy bandwidth on an
+// H100 through NVIDIA's OpenCL, f64 103 %. FOR_EACH_PACK walks packs k of STREAM_VW elements
+// (vloadn(k, p): elements k * STREAM_VW ..., aligned to the element only, so any view offset
+// works), FOR_EACH_TAIL the n % STREAM_VW elements after them.
+#if VECTOR_CHUNK == 1 && defined(REDUCE_VW) && REDUCE_VW > 1
+#define STREAM_VW REDUCE_VW
+#define VREAL REALV(STREAM_VW)
+#define VLOAD VLOADN(STREAM_VW)
+#define VSTORE VSTOREN(STREAM_VW)
+#define FOR_EACH_PACK(k, n) \
+  for (long k = get_global_id(0); k < (long)(n) / STREAM_VW; k += get_global_size(0))
+#define FOR_EACH_TAIL(i, n)                                                                         \
+  for (long i = (long)(n) / STREAM_VW * STREAM_VW + get_global_id(0); i < (long)(n); i += get_global_size(0))
+#else
+#define STREAM_VW 1
+#endif
 #ifndef REDUCE_WG
 #define REDUCE_WG 256
 #endif
@@ -74,7 +91,12 @@ inline REAL coef(REAL v, __global const REAL* n0, long n0o, __global const REAL*
 __kernel void vector_fill(COEF_PARAMS(value), __global REAL* y, long yoff, long n) {
   const REAL v = COEF(value);
   y += yoff;
+#if STREAM_VW > 1
+  FOR_EACH_PACK(k, n) VSTORE((VREAL)(v), k, y);
+  FOR_EACH_TAIL(i, n) y[i] = v;
+#else
   FOR_EACH_ELEMENT(i, n) y[i] = v;
+#endif
 }
 
 // y = alpha x + beta y; read_y = 0 (beta a host zero): y is only written. x may be y.
@@ -83,10 +105,20 @@ __kernel void vector_axpby(COEF_PARAMS(alpha), __global const REAL* x, long xoff
   const REAL a = COEF(alpha), b = COEF(beta);
   x += xoff;
   y += yoff;
+#if STREAM_VW > 1
+  if (read_y) {
+    FOR_EACH_PACK(k, n) VSTORE(a * VLOAD(k, x) + b * VLOAD(k, y), k, y);
+    FOR_EACH_TAIL(i, n) y[i] = a * x[i] + b * y[i];
+  } else {
+    FOR_EACH_PACK(k, n) VSTORE(a * VLOAD(k, x), k, y);
+    FOR_EACH_TAIL(i, n) y[i] = a * x[i];
+  }
+#else
   if (read_y)
     FOR_EACH_ELEMENT(i, n) y[i] = a * x[i] + b * y[i];
   else
     FOR_EACH_ELEMENT(i, n) y[i] = a * x[i];
+#endif
 }
 
 // z = x * y (op 0), x / y (op 1) or 1 / x (op 2, y unread); z may be x or y.
@@ -95,12 +127,25 @@ __kernel void vector_elementwise(int op, __global const REAL* x, long xoff, __gl
   x += xoff;
   y += yoff;
   z += zoff;
+#if STREAM_VW > 1
+  if (op == 0) {
+    FOR_EACH_PACK(k, n) VSTORE(VLOAD(k, x) * VLOAD(k, y), k, z);
+    FOR_EACH_TAIL(i, n) z[i] = x[i] * y[i];
+  } else if (op == 1) {
+    FOR_EACH_PACK(k, n) VSTORE(VLOAD(k, x) / VLOAD(k, y), k, z);
+    FOR_EACH_TAIL(i, n) z[i] = x[i] / y[i];
+  } else {
+    FOR_EACH_PACK(k, n) VSTORE((VREAL)(1) / VLOAD(k, x), k, z);
+    FOR_EACH_TAIL(i, n) z[i] = (REAL)1 / x[i];
+  }
+#else
   if (op == 0)
     FOR_EACH_ELEMENT(i, n) z[i] = x[i] * y[i];
   else if (op == 1)
     FOR_EACH_ELEMENT(i, n) z[i] = x[i] / y[i];
   else
     FOR_EACH_ELEMENT(i, n) z[i] = (REAL)1 / x[i];
+#endif
 }
 
 // The work-group's sum of s into partial[slot] (all work-items call it).
