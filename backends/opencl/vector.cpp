@@ -4,6 +4,7 @@
 // reduce.cl's final pass into `out` (reduce.hpp), with the partials in the queue's ReduceScratch.
 // Coefficients go to the kernels as a value and four (buffer, offset) factors, read on the device.
 #include <algorithm>
+#include <type_traits>
 #include <string>
 
 #include "reduce.hpp"
@@ -27,11 +28,12 @@ cl::Kernel& vector_kernel(OpenCLBackend& cl, const char* name) {
 // A streaming kernel's launch over n elements: a work-item per vector.chunk of them, and with
 // chunk 1 (GPUs) at most vector.groups_per_cu groups per compute unit, grid-stride
 // (vector.cl's FOR_EACH_ELEMENT).
+template <class T>
 cl::NDRange stream_global(const OpenCLBackend& cl, std::int64_t n) {
   const std::int64_t chunk = cl.tuning()["vector.chunk"], wg = cl.tuning()["vector.wg"];
   std::int64_t items = (n + chunk - 1) / chunk;
-  if (chunk == 1) {  // a work-item per pack of reduce.vw elements (vector.cl's STREAM_VW), grid-stride
-    const std::int64_t vw = cl.tuning()["reduce.vw"];
+  if (chunk == 1) {  // a work-item per pack of vector.cl's STREAM_VW elements (f32), grid-stride
+    const std::int64_t vw = std::is_same_v<T, float> ? cl.tuning()["reduce.vw"] : 1;
     items = std::clamp<std::int64_t>((n + vw - 1) / vw, 1,
                                      wg * static_cast<std::int64_t>(cl.compute_units()) * cl.tuning()["vector.groups_per_cu"]);
   }
@@ -50,13 +52,13 @@ std::int64_t fused_groups(const OpenCLBackend& cl, std::int64_t n) {
 
 template <class T>
 void OpenCLBackend::fill(QueueImpl& qi, const Coef& value, const VecView& y) {
-  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_fill"), stream_global(*this, y.n), stream_local(*this), value,
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_fill"), stream_global<T>(*this, y.n), stream_local(*this), value,
             y.data, y.offset, y.n);
 }
 
 template <class T>
 void OpenCLBackend::axpby(QueueImpl& qi, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y) {
-  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_axpby"), stream_global(*this, y.n), stream_local(*this), alpha,
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_axpby"), stream_global<T>(*this, y.n), stream_local(*this), alpha,
             x.data, x.offset, beta, y.data, y.offset, y.n, beta.is_zero() ? 0 : 1);
 }
 
@@ -64,7 +66,7 @@ template <class T>
 void OpenCLBackend::elementwise(QueueImpl& qi, ElementwiseOp op, const VecView& x, const VecView& y, const VecView& z) {
   const int code = op == ElementwiseOp::multiply ? 0 : op == ElementwiseOp::divide ? 1 : 2;
   const bool has_y = op != ElementwiseOp::reciprocal;
-  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_elementwise"), stream_global(*this, z.n), stream_local(*this),
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_elementwise"), stream_global<T>(*this, z.n), stream_local(*this),
             code, x.data, x.offset, has_y ? y.data : x.data, has_y ? y.offset : x.offset, z.data, z.offset, z.n);
 }
 

@@ -25,12 +25,13 @@
 #else
 #define FOR_EACH_ELEMENT(i, n) for (long i = get_global_id(0); i < (long)(n); i += get_global_size(0))
 #endif
-// GPUs also load and store REDUCE_VW elements at a time (the reductions' vector width, one
-// decision for both): with single-element accesses f32 axpy reached 85 % of copy bandwidth on an
-// H100 through NVIDIA's OpenCL, f64 103 %. FOR_EACH_PACK walks packs k of STREAM_VW elements
-// (vloadn(k, p): elements k * STREAM_VW ..., aligned to the element only, so any view offset
-// works), FOR_EACH_TAIL the n % STREAM_VW elements after them.
-#if VECTOR_CHUNK == 1 && defined(REDUCE_VW) && REDUCE_VW > 1
+// GPUs also load and store f32 data REDUCE_VW elements at a time (the reductions' vector width,
+// one decision for both): with single-element accesses f32 axpy reached 85 % of copy bandwidth
+// on an H100 through NVIDIA's OpenCL, packs of 4 reach 99 % on an H200; f64 stays one element
+// per access (103 % that way; double4 packs fell to 71 %). FOR_EACH_PACK walks packs k of
+// STREAM_VW elements (vloadn(k, p): elements k * STREAM_VW ..., aligned to the element only,
+// so any view offset works), FOR_EACH_TAIL the n % STREAM_VW elements after them.
+#if VECTOR_CHUNK == 1 && defined(REDUCE_VW) && REDUCE_VW > 1 && !defined(TESSERA_FP64)
 #define STREAM_VW REDUCE_VW
 #define VREAL REALV(STREAM_VW)
 #define VLOAD VLOADN(STREAM_VW)
