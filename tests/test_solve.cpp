@@ -46,7 +46,7 @@ bool none_stagnate(SolverKind, Precond) { return false; }
 // where A is well conditioned (`error_bound`, < 0 to skip).
 template <class T>
 void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, double error_bound,
-               Stagnates stagnates = none_stagnate, Stagnates may_break_down = none_stagnate) {
+               Stagnates stagnates = none_stagnate, Stagnates may_break_down = none_stagnate, int restart = 40) {
   for (const Device& d : all_devices()) {
     for (const SolverKind kind : all_solvers) {
       if (kind == SolverKind::cg && !spd) continue;
@@ -57,7 +57,7 @@ void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, doub
         SolveOptions o;
         o.rel_tol = tolerance<T>();
         o.max_iterations = 3000;
-        o.restart = 40;
+        o.restart = restart;
         const auto s = solve_ones<T>(d, h, kind, p, o);
         if (stagnates(kind, p)) {
           CHECK_MESSAGE(s.result.status == SolveStatus::max_iterations, s.result.reason);
@@ -100,9 +100,11 @@ TEST_CASE("solve: every solver x preconditioner x device x dtype on an unsymmetr
   for (std::int32_t i = 0; i < h.rows; ++i)
     for (auto k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k)
       if (h.col_idx[k] == i + 1) h.values[k] -= 0.6;
-  // Forward error <= condition (a few thousand here) x the relative residual.
-  solve_all<double>("convection-diffusion 20x20", h, false, 1e-4);
-  solve_all<float>("convection-diffusion 20x20", h, false, 0.5);
+  // Forward error <= condition (a few thousand here) x the relative residual. GMRES without
+  // restarts (m = 400, the order): restarted GMRES(40) on this matrix takes 714 iterations on the
+  // reference device, 1396 on cpu and more than 3000 on PoCL, from rounding alone.
+  solve_all<double>("convection-diffusion 20x20", h, false, 1e-4, none_stagnate, none_stagnate, 400);
+  solve_all<float>("convection-diffusion 20x20", h, false, 0.5, none_stagnate, none_stagnate, 400);
 }
 
 TEST_CASE("solve: SPD and unsymmetric matrices of the shared collection, every device and dtype") {

@@ -185,7 +185,7 @@ class DeviceTimer {
 /// Every operation takes the queue it is ordered on (first parameter, `q`, always one this
 /// backend created or wrapped) and must not wait for the device: results that the host wants
 /// go to device memory (reductions write a ScalarRef-like one-element VecView), and only
-/// transfers with `blocking`, QueueImpl/EventImpl::synchronize and synchronize() wait. Each of
+/// transfers with `blocking` and the synchronize calls of a queue, an event or the backend wait. Each of
 /// those waits, and any wait a backend cannot avoid inside an operation, is counted with
 /// note_host_wait(): the count (Device::host_waits) is how tests prove that a loop runs
 /// without the host waiting.

@@ -62,8 +62,10 @@ class Scalar {
 template <class T>
 class ScalarArg {
  public:
+  /// A host value (implicit, so `axpy(2.0, x, y)` reads as written).
   ScalarArg(T value) : value_(static_cast<double>(value)) {}  // NOLINT: implicit by design
-  ScalarArg(const Scalar<T>& s) : num_{&s, nullptr} {         // NOLINT: implicit by design
+  /// A Scalar, read on the device (implicit); throws InvalidArgument for an empty one.
+  ScalarArg(const Scalar<T>& s) : num_{&s, nullptr} {  // NOLINT: implicit by design
     if (!s) throw InvalidArgument("ScalarArg: the Scalar is empty (default-constructed)");
   }
 

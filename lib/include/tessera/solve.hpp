@@ -119,6 +119,7 @@ class Jacobi final : public Preconditioner<T> {
  public:
   /// Set up on q (one upload, one device pass).
   Jacobi(const Queue& q, const CsrMatrix<T>& A);
+  /// The same on A's default queue.
   explicit Jacobi(const CsrMatrix<T>& A) : Jacobi(A.device().queue(), A) {}
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
   std::int64_t size() const override { return inverse_diagonal_.size(); }
@@ -143,6 +144,7 @@ class Ilu0 final : public Preconditioner<T> {
  public:
   /// Factorises A (see the class comment) and analyses the factors on q.
   Ilu0(const Queue& q, const CsrMatrix<T>& A);
+  /// The same on A's default queue.
   explicit Ilu0(const CsrMatrix<T>& A) : Ilu0(A.device().queue(), A) {}
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
   std::int64_t size() const override { return lower_.matrix().rows(); }
@@ -167,6 +169,7 @@ class Ic0 final : public Preconditioner<T> {
  public:
   /// Factorises A and analyses the factors on q.
   Ic0(const Queue& q, const CsrMatrix<T>& A);
+  /// The same on A's default queue.
   explicit Ic0(const CsrMatrix<T>& A) : Ic0(A.device().queue(), A) {}
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
   std::int64_t size() const override { return lower_.matrix().rows(); }
