@@ -93,7 +93,7 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
     for (cl::size_type d = 0; d < global.dimensions(); ++d)
       if (global.get()[d] == 0) return;  // nothing to do; OpenCL 1.2 rejects empty ranges
     std::lock_guard<std::mutex> lock(mutex_);
-    cl_uint index = 0;
+    [[maybe_unused]] cl_uint index = 0;  // unused by kernels without arguments
     (set_arg(k, index, dtype_v<T>, args), ...);
     q.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local, wait, done);
   }

@@ -72,7 +72,6 @@ Span span(const VecView& v) { return {v.data, v.offset, v.offset + v.n}; }
 Span span(const MatView& m) {
   return {m.data, m.offset, m.rows == 0 || m.cols == 0 ? m.offset : m.offset + (m.rows - 1) * m.ld + m.cols};
 }
-Span span(const GridView& g) { return {g.data, 0, g.nx * g.ny * g.nz}; }
 Span span(const TensorView& t) { return {t.data, 0, t.n * t.c * t.h * t.w}; }
 bool overlap(const Span& a, const Span& b) {
   return a.data != nullptr && a.data == b.data && a.begin < b.end && b.begin < a.end;

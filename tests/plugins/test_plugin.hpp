@@ -78,7 +78,10 @@ class TestBackend final : public tessera::Backend {
 
   // Every operation: NotImplemented (support() says so too).
 #define TESSERA_TEST_FAIL_OP_(OP, R, NAME, PARAMS, ARGS) \
-  R NAME(tessera::DType, TESSERA_UNPAREN_ PARAMS) override { fail(OP); }
+  R NAME(tessera::DType, TESSERA_UNPAREN_ PARAMS) override {   \
+    unused ARGS;                                                \
+    fail(OP);                                                   \
+  }
   TESSERA_FOR_EACH_BACKEND_OP(TESSERA_TEST_FAIL_OP_)
 #undef TESSERA_TEST_FAIL_OP_
 
@@ -95,6 +98,8 @@ class TestBackend final : public tessera::Backend {
     void wait(tessera::EventImpl&) override {}
   };
 
+  template <class... A>
+  static void unused(const A&...) {}
   [[noreturn]] void fail(tessera::Op op) const {
     throw tessera::NotImplemented(name_ + ": " + tessera::to_string(op) + " is not implemented (test backend)");
   }
