@@ -20,6 +20,9 @@ struct CaseSpec {
   std::string path;  // Matrix Market file (kind "mtx")
   std::string series;  // --sweep: the size series this case belongs to (empty otherwise)
   std::vector<tessera::DType> dtypes;  // the only dtypes it runs in (--size gpu); empty: all asked for
+  // Runs only where a GPU device is timed, and then only on GPU devices and their baselines (cg
+  // at 256^3: minutes of host loops and gigabytes on a CPU device).
+  bool gpu_only = false;
 
   std::int64_t get(const std::string& key, std::int64_t fallback = 0) const {
     for (const auto& [k, v] : sizes)

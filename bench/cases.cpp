@@ -64,7 +64,13 @@ std::string describe(const CaseSpec& c) {
     case Op::launch:
       s << "axpy n=" << g("n") << (c.kind == "enqueue" ? " enqueue x" + std::to_string(g("calls")) : " + wait (round trip)");
       break;
-    case Op::cg: s << "jacobi laplace3d " << g("n") << "^3 x" << g("iters") << " it"; break;
+    case Op::cg:
+    case Op::bicgstab:
+      if (c.kind == "mtx")
+        s << "jacobi " << std::filesystem::path(c.path).filename().string() << " x" << g("iters") << " it";
+      else
+        s << "jacobi " << (c.op == Op::bicgstab ? "convdiff3d " : "laplace3d ") << g("n") << "^3 x" << g("iters") << " it";
+      break;
     case Op::conv_layer:
       s << "N" << g("N") << " C" << g("C") << " " << g("HW") << "x" << g("HW") << " K" << g("K") << " " << g("RS") << "x"
         << g("RS") << " p" << g("pad");
@@ -92,7 +98,8 @@ std::vector<CaseSpec> vector_cases(Op op, std::int64_t n, std::int64_t side) {
   switch (op) {
     case Op::launch:
       return {make(op, "enqueue", {{"n", 1000}, {"calls", 1000}}), make(op, "roundtrip", {{"n", 1000}, {"calls", 1}})};
-    case Op::cg: return {make(op, "", {{"n", side}, {"iters", 50}})};
+    case Op::cg:
+    case Op::bicgstab: return {make(op, "", {{"n", side}, {"iters", 50}})};
     default: return {make(op, "", {{"n", n}})};
   }
 }
@@ -144,8 +151,16 @@ std::vector<CaseSpec> medium_cases(Op op) {
     case Op::conv2d: return {make(op, "", {{"n", 2048}, {"k", 5}})};
     case Op::conv_layer:
       return {make(op, "", {{"N", 8}, {"C", 64}, {"HW", 28}, {"K", 64}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
-    // 16M elements: 64 / 128 MiB per vector (f32 / f64), 2-4x this VM's LLC per operand; a CG
-    // iteration at 96^3 moves ~100 MB (f64).
+    // cg, bicgstab: 64^3 (the smallest of issue 16's Laplacians; a CG iteration moves ~58 MB
+    // in f64, 1.8x this VM's LLC) and 96^3 (~100 MB).
+    case Op::cg:
+    case Op::bicgstab: {
+      auto v = vector_cases(op, 16 * M, 64);
+      const auto big = vector_cases(op, 16 * M, 96);
+      v.insert(v.end(), big.begin(), big.end());
+      return v;
+    }
+    // 16M elements: 64 / 128 MiB per vector (f32 / f64), 2-4x this VM's LLC per operand.
     default: return vector_cases(op, 16 * M, 96);
   }
   return {};
@@ -171,8 +186,19 @@ std::vector<CaseSpec> large_cases(Op op) {
     case Op::conv2d: return {make(op, "", {{"n", 4096}, {"k", 5}})};
     case Op::conv_layer:  // the layer of the book (AlexNet conv4-like)
       return {make(op, "", {{"N", 128}, {"C", 384}, {"HW", 13}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};
-    // 2^25 elements (128 / 256 MiB per vector): beyond the LLC of any CPU or GPU (H100: 50 MiB
-    // L2); cg at 128^3, the issue's case (0.234 ms per f64 iteration for cuSPARSE + cuBLAS on an H100).
+    // cg at 128^3, the issue's case (0.234 ms per f64 iteration for cuSPARSE + cuBLAS on an H100),
+    // and 256^3 on GPU devices only: 16.8M rows, 117M nonzeros, ~2.2 GB per copy in f64 (matrix
+    // and CG vectors), 50 iterations take ~10 s per call on a CPU device and the reference's
+    // plain loops ~30 s per dtype for the oracle, which a GPU case pays once.
+    case Op::cg:
+    case Op::bicgstab: {
+      auto v = vector_cases(op, 32 * M, 128);
+      auto big = vector_cases(op, 32 * M, 256);
+      for (auto& c : big) c.gpu_only = true;
+      v.insert(v.end(), big.begin(), big.end());
+      return v;
+    }
+    // 2^25 elements (128 / 256 MiB per vector): beyond the LLC of any CPU or GPU (H100: 50 MiB L2).
     default: return vector_cases(op, 32 * M, 128);
   }
   return {};
@@ -239,7 +265,8 @@ SweepAxis sweep_axis(Op op) {
     case Op::stencil: return {"n", 1.5874, 6, 16};   // 3d: n^3 (2d: n^2)
     case Op::conv2d: return {"n", 2, 6, 64};         // n^2
     case Op::conv_layer: return {"N", 4, 4, 1};      // linear in the batch
-    case Op::cg: return {"n", 1.5874, 5, 8};         // rows ~ n^3
+    case Op::cg:
+    case Op::bicgstab: return {"n", 1.5874, 5, 8};   // rows ~ n^3
     case Op::launch: return {"n", 4, 4, 16};         // the enqueue cost against n
     default: return {"n", 4, 8, 1024};               // the vector algebra: linear in n
   }
@@ -332,7 +359,7 @@ CaseSpec parse_case(const std::string& text) {
   return c;
 }
 
-std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths) {
+std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths, Op op) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const auto& p : paths) {
@@ -354,13 +381,25 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths)
   std::vector<CaseSpec> cases;
   for (const auto& f : files) {
     CaseSpec c;
-    c.op = Op::spmv;
+    c.op = op;
     c.kind = "mtx";
     c.path = f;
+    if (op == Op::cg) c.sizes = {{"iters", 50}};
     c.name = describe(c);
     cases.push_back(std::move(c));
   }
   return cases;
+}
+
+std::vector<std::string> large_spd_matrices(const std::string& dir) {
+  // The SPD matrices of ../shared/data/matrices (MANIFEST.md), largest first (253K-290K nonzeros).
+  static const char* names[] = {"bcsstk16.mtx.gz", "Dubcova1.mtx.gz"};
+  std::vector<std::string> out;
+  for (const char* n : names) {
+    const auto p = std::filesystem::path(dir) / n;
+    if (std::filesystem::is_regular_file(p)) out.push_back(p.string());
+  }
+  return out;
 }
 
 std::vector<std::string> large_collection_matrices(const std::string& dir) {

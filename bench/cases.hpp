@@ -23,12 +23,15 @@ std::vector<CaseSpec> sweep_cases(Op op, const std::string& size);
 // overrides the keys named. Throws std::invalid_argument with what was expected.
 CaseSpec parse_case(const std::string& text);
 
-// One spmv case per Matrix Market file; a folder contributes its *.mtx and *.mtx.gz files.
-std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths);
+// One case of `op` (spmv, or cg: 50 Jacobi-CG iterations, run where the matrix is SPD) per
+// Matrix Market file; a folder contributes its *.mtx and *.mtx.gz files.
+std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths, Op op = Op::spmv);
 
 // The larger real matrices of the shared collection (by file name) that exist under `dir`;
 // --size large adds them as spmv cases.
 std::vector<std::string> large_collection_matrices(const std::string& dir);
+// The largest SPD matrices of the shared collection under `dir`; --size large adds them as cg cases.
+std::vector<std::string> large_spd_matrices(const std::string& dir);
 
 // Parses an operation name ("reduce", "spmv", ...); throws std::invalid_argument.
 Op parse_op(const std::string& name);

@@ -1,8 +1,9 @@
 // The operations tessera-bench measures: every Tessera operation of the Backend interface, the
 // vector algebra one by one (axpy, copy, norm2 and the fused axpby_dot, dot2; dot is shared with
 // the interface), and two application-level cases: `launch` (the cost of enqueueing one small
-// operation, and of a call followed by a wait) and `cg` (an iteration of Jacobi-preconditioned
-// conjugate gradients written with the public API). The bench has its own list because these
+// operation, and of a call followed by a wait) `cg` (an iteration of Jacobi-preconditioned
+// conjugate gradients written with the public API) and `bicgstab` (an iteration of the library's
+// Jacobi-preconditioned BiCGSTAB, tessera::bicgstab). The bench has its own list because these
 // last ones are not single Backend operations (tessera::Op::vector groups the vector algebra).
 #pragma once
 
@@ -11,12 +12,13 @@
 namespace bench {
 
 enum class Op { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer,
-                axpy, copy, norm2, axpby_dot, dot2, launch, cg };
+                axpy, copy, norm2, axpby_dot, dot2, launch, cg, bicgstab };
 
 // Every Op, in the default run order.
-inline constexpr std::array<Op, 17> all_ops = {Op::reduce, Op::dot,   Op::spmv,  Op::trsv,      Op::trsm, Op::sptrsv,
+inline constexpr std::array<Op, 18> all_ops = {Op::reduce, Op::dot,   Op::spmv,  Op::trsv,      Op::trsm, Op::sptrsv,
                                                Op::gemm,   Op::stencil, Op::conv2d, Op::conv_layer, Op::axpy, Op::copy,
-                                               Op::norm2,  Op::axpby_dot, Op::dot2, Op::launch,  Op::cg};
+                                               Op::norm2,  Op::axpby_dot, Op::dot2, Op::launch,  Op::cg,
+                                               Op::bicgstab};
 
 // The name --ops takes and the reports show, e.g. "axpby_dot".
 inline const char* to_string(Op op) {
@@ -38,6 +40,7 @@ inline const char* to_string(Op op) {
     case Op::dot2: return "dot2";
     case Op::launch: return "launch";
     case Op::cg: return "cg";
+    case Op::bicgstab: return "bicgstab";
   }
   return "?";
 }

@@ -58,7 +58,8 @@ bool guarded(Row& row, F&& f) {
   return false;
 }
 
-std::vector<Unit> plan_units(const Options& o) {
+// gpu_timed: a GPU device is among the timed ones (gpu_only cases run only then).
+std::vector<Unit> plan_units(const Options& o, bool gpu_timed) {
   std::vector<CaseSpec> specs;
   for (Op op : o.ops) {
     std::vector<CaseSpec> cases;
@@ -79,6 +80,17 @@ std::vector<Unit> plan_units(const Options& o) {
       const auto m = matrix_market_cases(mtx);
       cases.insert(cases.end(), m.begin(), m.end());
     }
+    if (op == Op::cg && !o.sweep) {  // CG on the SPD ones (the others give n/a rows saying why)
+      std::vector<std::string> mtx = o.matrices;
+      if (o.size == "large" && o.explicit_cases.empty()) {
+        const auto extra = large_spd_matrices(TESSERA_BENCH_DEFAULT_MATRIX_DIR);
+        mtx.insert(mtx.end(), extra.begin(), extra.end());
+      }
+      const auto m = matrix_market_cases(mtx, Op::cg);
+      cases.insert(cases.end(), m.begin(), m.end());
+    }
+    if (!gpu_timed)
+      cases.erase(std::remove_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.gpu_only; }), cases.end());
     for (auto& c : cases) {
       const bool keep = o.case_filter.empty() || std::any_of(o.case_filter.begin(), o.case_filter.end(), [&](const auto& f) {
                           return c.name.find(f) != std::string::npos;
@@ -261,7 +273,8 @@ RunOutput run_bench(const Options& o) {
     for (const auto& td : timed) timed_specs.push_back(td.device.spec());
     set_baseline_devices(timed_specs);
   }
-  const auto units = plan_units(o);
+  const bool gpu_timed = std::any_of(timed.begin(), timed.end(), [](const TimedDevice& td) { return td.device.info().type == "gpu"; });
+  const auto units = plan_units(o, gpu_timed);
   if (o.list_only) {
     for (const auto& d : timed) std::printf("device   %s\n", d.device.spec().c_str());
     for (const auto& u : units)
@@ -336,7 +349,13 @@ RunOutput run_bench(const Options& o) {
     }
 
     const std::size_t first_row = out.rows.size();
+    // A gpu_only case: GPU devices and the baselines beside them only.
+    auto on_gpu = [&](const std::string& spec) {
+      return std::any_of(timed.begin(), timed.end(),
+                         [&](const TimedDevice& td) { return td.device.spec() == spec && td.device.info().type == "gpu"; });
+    };
     for (const auto& td : timed) {
+      if (u.spec.gpu_only && !on_gpu(td.device.spec())) continue;
       const bool is_ref = td.device.spec() == "reference";
       progress.update(index, what + ": " + td.device.spec() + " tessera");
       Row r = proto;
@@ -388,6 +407,7 @@ RunOutput run_bench(const Options& o) {
       err.impl = "baselines";
       if (!guarded(err, [&] { baselines = w->baseline_runners(); })) out.rows.push_back(err);
       for (auto& b : baselines) {
+        if (u.spec.gpu_only && !on_gpu(b.device)) continue;
         progress.update(index, what + ": " + b.impl);
         Row r = proto;
         r.device = b.device;

@@ -106,5 +106,6 @@ std::unique_ptr<Workload> make_conv_workload(const CaseSpec& spec, tessera::DTyp
 std::unique_ptr<Workload> make_vector_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_launch_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_cg_workload(const CaseSpec& spec, tessera::DType dtype);
+std::unique_ptr<Workload> make_bicgstab_workload(const CaseSpec& spec, tessera::DType dtype);
 
 }  // namespace bench

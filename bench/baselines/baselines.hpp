@@ -39,6 +39,8 @@ template <class T>
 std::vector<NamedRunner> launch_baselines(const VectorData<T>& d);
 template <class T>
 std::vector<NamedRunner> cg_baselines(const CgData<T>& d);
+template <class T>
+std::vector<NamedRunner> bicgstab_baselines(const CgData<T>& d);  // the same fields as cg
 
 // Library names and versions compiled in, for the report header ("OpenBLAS 0.3.21", ...).
 std::vector<std::string> baseline_libraries();

@@ -46,6 +46,9 @@ template <class T>
 std::unique_ptr<Runner> dot(const DotData<T>& d);
 template <class T>
 std::unique_ptr<Runner> cg(const CgData<T>& d);
+// baselines/eigen_solve.cpp: BiCGSTAB with DiagonalPreconditioner.
+template <class T>
+std::unique_ptr<Runner> bicgstab(const CgData<T>& d);
 }  // namespace eigen
 
 namespace onednn {  // baselines/onednn.cpp: convolution_forward, f32 only (no f64 on CPUs)
@@ -116,6 +119,9 @@ std::string version();
 namespace viennacl_lib {  // baselines/viennacl.cpp: compressed_matrix SpMV, OpenCL backend
 template <class T>
 std::unique_ptr<Runner> spmv(const std::string& spec, const SpmvData<T>& d);
+// baselines/viennacl_cg.cpp: linalg::solve with cg_tag and jacobi_precond, fixed iterations.
+template <class T>
+std::unique_ptr<Runner> cg(const std::string& spec, const CgData<T>& d);
 std::string version();
 }  // namespace viennacl_lib
 

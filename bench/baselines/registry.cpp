@@ -217,6 +217,18 @@ std::vector<NamedRunner> cg_baselines([[maybe_unused]] const CgData<T>& d) {
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cusparse+cublas", cudalibs::cg(d), "cuda:0"});
 #endif
+#if TESSERA_BENCH_WITH_VIENNACL
+  for (const auto& spec : opencl_devices<T>()) v.push_back({"viennacl", viennacl_lib::cg(spec, d), spec});
+#endif
+  return v;
+}
+
+template <class T>
+std::vector<NamedRunner> bicgstab_baselines([[maybe_unused]] const CgData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::bicgstab(d)});
+#endif
   return v;
 }
 
@@ -258,7 +270,8 @@ std::vector<std::string> baseline_libraries() {
   template std::vector<NamedRunner> conv_layer_baselines<T>(const ConvLayerData<T>&); \
   template std::vector<NamedRunner> vector_baselines<T>(const VectorData<T>&);       \
   template std::vector<NamedRunner> launch_baselines<T>(const VectorData<T>&);       \
-  template std::vector<NamedRunner> cg_baselines<T>(const CgData<T>&);
+  template std::vector<NamedRunner> cg_baselines<T>(const CgData<T>&);             \
+  template std::vector<NamedRunner> bicgstab_baselines<T>(const CgData<T>&);
 TESSERA_BENCH_INSTANTIATE(float)
 TESSERA_BENCH_INSTANTIATE(double)
 #undef TESSERA_BENCH_INSTANTIATE

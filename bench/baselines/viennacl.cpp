@@ -15,17 +15,13 @@
 
 #include "baselines/libs.hpp"
 #include "baselines/opencl_device.hpp"
+#include "baselines/viennacl_context.hpp"
 
 namespace bench::viennacl_lib {
 
-namespace {
-
-using opencl_baseline::ClDevice;
-using opencl_baseline::ClRunner;
-
 // ViennaCL names its contexts by number; one per OpenCL device, set up on first use. Numbers
 // from 1000 leave ViennaCL's default context (0) alone.
-viennacl::context context_for(const ClDevice& dev) {
+viennacl::context context_for(const opencl_baseline::ClDevice& dev) {
   static std::mutex mutex;
   static std::map<std::string, long> ids;
   std::lock_guard<std::mutex> lock(mutex);
@@ -38,6 +34,11 @@ viennacl::context context_for(const ClDevice& dev) {
   }
   return viennacl::context(viennacl::ocl::get_context(it->second));
 }
+
+namespace {
+
+using opencl_baseline::ClDevice;
+using opencl_baseline::ClRunner;
 
 template <class T>
 class Spmv : public ClRunner {

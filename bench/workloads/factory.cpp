@@ -22,6 +22,7 @@ std::unique_ptr<Workload> make_workload(const CaseSpec& spec, tessera::DType dty
     case Op::dot2: return make_vector_workload(spec, dtype);
     case Op::launch: return make_launch_workload(spec, dtype);
     case Op::cg: return make_cg_workload(spec, dtype);
+    case Op::bicgstab: return make_bicgstab_workload(spec, dtype);
   }
   return nullptr;
 }
