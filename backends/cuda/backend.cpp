@@ -4,6 +4,7 @@
 #include "cuda_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -50,6 +51,19 @@ void throw_cuda_error(cudaError_t err, const char* call, const char* file, int l
   throw Error(msg);
 }
 
+void wait_for_event(cudaStream_t stream, cudaEvent_t event) {
+  const cudaError_t state = cudaEventQuery(event);
+  if (state == cudaSuccess) return;
+  if (state != cudaErrorNotReady) check(state, "cudaEventQuery(event)", __FILE__, __LINE__);
+  TESSERA_CUDA_CHECK(cudaStreamWaitEvent(stream, event, 0));
+}
+
+namespace {
+std::atomic<std::uint64_t> freed_scratch{0};
+}  // namespace
+
+std::uint64_t scratch_generation() noexcept { return freed_scratch.load(std::memory_order_acquire); }
+
 void* DeviceBuffer::ensure(std::size_t bytes) {
   if (bytes <= bytes_ && p_ != nullptr) return p_;
   release();
@@ -61,7 +75,9 @@ void* DeviceBuffer::ensure(std::size_t bytes) {
 }
 
 void DeviceBuffer::release() noexcept {
-  if (p_ != nullptr) (void)cudaFree(p_);  // errors at teardown (runtime unloading) are moot
+  if (p_ == nullptr) return;
+  (void)cudaFree(p_);  // errors at teardown (runtime unloading) are moot
+  freed_scratch.fetch_add(1, std::memory_order_release);
   p_ = nullptr;
   bytes_ = 0;
 }

@@ -58,7 +58,7 @@ void CudaBackend::conv2d(QueueImpl& q, ConvMode mode, const MatView& image, cons
   std::lock_guard<std::mutex> lock(conv_mutex_);
   if (!conv_constants_) conv_constants_ = std::make_shared<ConvConstants>();
   // A never-recorded event counts as complete: the first call waits for nothing.
-  TESSERA_CUDA_CHECK(cudaStreamWaitEvent(stream, conv_constants_->released, 0));
+  wait_for_event(stream, conv_constants_->released);
   TESSERA_CUDA_CHECK(launch_conv2d<T>(s, img, filt, o, stream));
   TESSERA_CUDA_CHECK(cudaEventRecord(conv_constants_->released, stream));
 }

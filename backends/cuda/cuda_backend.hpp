@@ -31,9 +31,20 @@ namespace tessera::cuda {
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err != cudaSuccess) throw_cuda_error(err, call, file, line);
 }
+// Orders `stream` after `event`, recorded on another stream (where a shared plan or constant
+// was made). An event already reached is skipped: that saves a call, and a stream being
+// recorded into a graph may not depend on another stream's unrecorded work.
+void wait_for_event(cudaStream_t stream, cudaEvent_t event);
+
+// How many DeviceBuffer allocations have been freed in this process (see DeviceBuffer).
+std::uint64_t scratch_generation() noexcept;
+
 #define TESSERA_CUDA_CHECK(call) ::tessera::cuda::check((call), #call, __FILE__, __LINE__)
 
 // One device allocation with an owner; grows on demand (contents are not kept when it grows).
+// Every free of one (growth or destruction) advances scratch_generation(): a recorded graph
+// holds the addresses of the scratch its kernels used, and replays only while no scratch of the
+// process has been freed since (graph.cpp) — a conservative test, but one without a registry.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "cuda_backend.hpp"
@@ -44,6 +45,10 @@ class CudaQueue final : public QueueImpl {
   void* native() const override { return stream_; }
   std::shared_ptr<EventImpl> record() override;
   void wait(EventImpl& event) override;  // cudaStreamWaitEvent: the host does not wait
+  // Stream capture into a CudaGraph (graph.cpp).
+  bool can_capture() const override { return true; }
+  void begin_capture() override;
+  std::shared_ptr<GraphImpl> end_capture() override;
 
   cudaStream_t stream() const { return stream_; }
 
@@ -62,6 +67,7 @@ class CudaQueue final : public QueueImpl {
   CudaBackend& owner_;
   cudaStream_t stream_ = nullptr;
   bool owned_ = false;
+  std::uint64_t capture_generation_ = 0;  // scratch_generation() at begin_capture
 };
 
 // The queue an operation was given: always one this backend made (lib/ checks the device).

@@ -109,7 +109,7 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
         }
       }
       // Made on another queue: this stream starts after it is written (free once it has been).
-      TESSERA_CUDA_CHECK(cudaStreamWaitEvent(stream, part->done, 0));
+      wait_for_event(stream, part->done);
       auto* carry_rows = static_cast<int*>(st.carry_rows.ensure(static_cast<std::size_t>(part->tiles) * sizeof(int)));
       auto* carry_vals = static_cast<T*>(st.carry_vals.ensure(static_cast<std::size_t>(part->tiles) * sizeof(T)));
       TESSERA_CUDA_CHECK(launch_spmv_merge<T>(rows, static_cast<int>(A.nnz), rp, ci, v, xp, a, b, yp, part->tiles,

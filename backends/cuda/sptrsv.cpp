@@ -151,7 +151,7 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
   int* ticket = static_cast<int*>(st.ticket.ensure(sizeof(int)));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(int), stream));
   // The analysis may have run on another queue.
-  TESSERA_CUDA_CHECK(cudaStreamWaitEvent(stream, plan->done, 0));
+  wait_for_event(stream, plan->done);
   // At most sptrsv.blocks_per_sm blocks per SM: each asks for its share of the SM's shared
   // memory (less the 1 KB per block the hardware reserves), within the per-block opt-in limit.
   const std::size_t per_sm = props_.sharedMemPerMultiprocessor;

@@ -75,6 +75,36 @@ void Queue::wait(const Event& event) const {
   e.impl().wait(impl);
 }
 
+bool Queue::can_capture() const { return state().impl->can_capture(); }
+
+void Queue::begin_capture() const {
+  detail::Enqueue e(*this);
+  if (!e.impl().can_capture())
+    throw NotImplemented("Queue::begin_capture: queues of " + device().spec() + " cannot record graphs");
+  if (e.state().capturing) throw InvalidArgument("Queue::begin_capture: the queue is already recording");
+  e.impl().begin_capture();
+  e.state().capturing = true;
+}
+
+Graph Queue::end_capture() const {
+  detail::Enqueue e(*this);
+  if (!e.state().capturing) throw InvalidArgument("Queue::end_capture: the queue is not recording");
+  e.state().capturing = false;  // whatever end_capture says, the queue no longer records
+  Graph g;
+  g.device_ = device_;
+  g.impl_ = e.impl().end_capture();
+  return g;
+}
+
+bool Graph::launch(const Queue& q) const {
+  if (!impl_) throw InvalidArgument("Graph::launch: the graph is empty (default-constructed)");
+  if (q.device() != device_)
+    throw DeviceMismatch("Graph::launch: the graph was recorded on " + device_.spec() + ", the queue belongs to " +
+                         q.device().spec());
+  detail::Enqueue e(q);
+  return impl_->launch(e.impl());
+}
+
 EventImpl& Event::checked(const char* what) const {
   if (!impl_) throw InvalidArgument(std::string(what) + ": the event is empty (default-constructed)");
   if (queue_.expired())

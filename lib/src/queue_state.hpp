@@ -24,6 +24,7 @@ struct QueueState {
   std::shared_ptr<QueueImpl> impl;
   std::mutex mutex;
   void* slot = nullptr;  // 16 bytes on the device, allocated on first use (under mutex)
+  bool capturing = false;  // between Queue::begin_capture and end_capture (under mutex)
   static constexpr std::size_t slot_bytes = 16;
 };
 
@@ -33,6 +34,7 @@ class Enqueue {
   explicit Enqueue(const Queue& q) : st_(q.state()), lock_(st_.mutex) {}
   QueueImpl& impl() const { return *st_.impl; }
   Backend& backend() const { return *st_.backend; }
+  QueueState& state() const { return st_; }
   // The result slot (see QueueState), as a one-element view of any dtype.
   VecView slot() {
     if (st_.slot == nullptr) st_.slot = st_.backend->allocate(QueueState::slot_bytes);

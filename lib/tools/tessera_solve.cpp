@@ -29,6 +29,7 @@ struct Args {
   std::string matrix, rhs, device = "auto", solver = "cg", precond = "none", dtype = "f64", json, history;
   double tol = 1e-8;
   int restart = 30, check_every = 0;
+  bool no_graphs = false;
   std::int64_t max_it = 10000;
 };
 
@@ -100,6 +101,7 @@ Run solve_on(const std::string& spec, const HostCsr<double>& h, const std::vecto
   o.max_iterations = a.max_it;
   o.restart = a.restart;
   o.check_every = a.check_every;
+  o.graphs = !a.no_graphs;
   o.record_history = !a.history.empty();
   const SolverKind kind = a.solver == "cg" ? SolverKind::cg : a.solver == "bicgstab" ? SolverKind::bicgstab : SolverKind::gmres;
   run.result = solve(kind, d.queue(), A, b, x, M.get(), o);
@@ -121,7 +123,7 @@ std::string fmt(const char* f, double v) {
 void print_table(const std::vector<Run>& runs, bool known_solution) {
   std::vector<std::pair<std::string, std::vector<std::string>>> rows = {
       {"status", {}}, {"iterations", {}}, {"true ||r||/||b||", {}}, {"recurrence ||r||", {}}, {"max |x - 1|", {}},
-      {"setup (s)", {}}, {"preconditioner (s)", {}}, {"per iteration (us)", {}}, {"solve (s)", {}}, {"check every", {}}};
+      {"setup (s)", {}}, {"preconditioner (s)", {}}, {"per iteration (us)", {}}, {"solve (s)", {}}, {"check every", {}}, {"graph replay", {}}};
   for (const Run& r : runs) {
     const SolveResult& s = r.result;
     const bool ok = r.error.empty();
@@ -136,6 +138,7 @@ void print_table(const std::vector<Run>& runs, bool known_solution) {
     put(7, fmt("%.2f", s.seconds_per_iteration() * 1e6));
     put(8, fmt("%.3g", s.solve_seconds));
     put(9, std::to_string(s.check_every));
+    put(10, s.graph ? "yes" : "no");
   }
   std::size_t w0 = 20, w = 14;
   for (const Run& r : runs) w = std::max(w, r.device.size() + 2);
@@ -183,6 +186,7 @@ nlohmann::json to_json(const Args& a, const HostCsr<double>& h, const std::vecto
       d["solve_seconds"] = s.solve_seconds;
       d["seconds_per_iteration"] = s.seconds_per_iteration();
       d["check_every"] = s.check_every;
+      d["graph"] = s.graph;
     }
     j["devices"].push_back(d);
   }
@@ -204,6 +208,7 @@ int main(int argc, char** argv) {
   app.add_option("--restart", a.restart, "GMRES restart length m")->check(CLI::PositiveNumber);
   app.add_option("--max-it", a.max_it, "iteration limit")->check(CLI::NonNegativeNumber);
   app.add_option("--check-every", a.check_every, "residual check interval (0: chosen automatically)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-graphs", a.no_graphs, "do not replay CG/BiCGSTAB iterations from a recorded graph (cuda)");
   app.add_option("--json", a.json, "write the results as JSON to this file");
   app.add_option("--history", a.history, "write device,iteration,residual at every check to this CSV file");
   CLI11_PARSE(app, argc, argv);

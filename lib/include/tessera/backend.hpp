@@ -147,6 +147,18 @@ class EventImpl {
   virtual bool ready() = 0;        ///< whether it has, without waiting
 };
 
+class QueueImpl;
+
+/// Work recorded from a queue (QueueImpl::end_capture), replayed with one launch: a CUDA graph.
+class GraphImpl {
+ public:
+  virtual ~GraphImpl() = default;
+  /// Enqueues the recorded work on `q` (a queue of the same backend) without waiting. Returns
+  /// false, enqueueing nothing, when the graph can no longer run as recorded: scratch memory that
+  /// it uses has been freed or reallocated since the capture (capture again).
+  virtual bool launch(QueueImpl& q) = 0;
+};
+
 /// The backend side of a Queue: an in-order stream of work on one device (a CUDA stream, an
 /// OpenCL in-order command queue; on host backends the calling thread, which runs each
 /// operation before returning). Every operation and transfer names the queue it is ordered on.
@@ -164,6 +176,15 @@ class QueueImpl {
   /// Work queued here afterwards starts after `event` (of a queue of the same device) without
   /// the host waiting.
   virtual void wait(EventImpl& event) = 0;
+  /// Whether work on this queue can be recorded into a graph (begin_capture / end_capture).
+  virtual bool can_capture() const { return false; }
+  /// From now on, work enqueued on this queue is recorded instead of run, until end_capture.
+  /// Only called where can_capture() (lib/ checks), never while already capturing.
+  virtual void begin_capture() {}
+  /// Stops recording and returns the graph of the work recorded since begin_capture. Throws
+  /// tessera::Error when the recording failed (work that cannot be recorded, such as a host
+  /// wait, was attempted): the queue then records nothing any more and none of it has run.
+  virtual std::shared_ptr<GraphImpl> end_capture() { return nullptr; }
 };
 
 /// A clock on a device's own queue (CUDA events on the backend's stream): marks placed between

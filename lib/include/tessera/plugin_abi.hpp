@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#define TESSERA_PLUGIN_ABI_VERSION 4u  ///< the layout version a plugin and the loader must share
+#define TESSERA_PLUGIN_ABI_VERSION 5u  ///< the layout version a plugin and the loader must share
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"  ///< the name of the exported TesseraPluginEntryFn
 
 namespace tessera {

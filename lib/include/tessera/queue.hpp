@@ -10,6 +10,7 @@
 namespace tessera {
 
 class Event;
+class Graph;
 
 /// An in-order stream of work on one device: a CUDA stream, an OpenCL in-order command queue,
 /// or, on the cpu and reference devices, the calling thread (each operation has finished when
@@ -39,6 +40,21 @@ class Queue {
   /// devices. Valid while the queue lives; do not destroy it.
   void* native() const;
 
+  /// Whether this queue can record work into a Graph: true on cuda (CUDA graphs), false on the
+  /// host devices (nothing to save: they run each call at once) and on opencl.
+  bool can_capture() const;
+  /// Starts recording: the work enqueued on this queue afterwards, from any thread, is recorded
+  /// instead of run, until end_capture. Recording is for a sequence that repeats (a solver's
+  /// iteration, a time step): replaying it costs one launch instead of one per operation.
+  /// Run the sequence once before recording it, so that plans and scratch memory exist; an
+  /// operation that waits for the device (Scalar::get, a blocking transfer) cannot be recorded.
+  /// Throws NotImplemented where !can_capture() and InvalidArgument while already recording.
+  void begin_capture() const;
+  /// Stops recording and returns the graph. Throws InvalidArgument when not recording, and Error
+  /// when something recorded could not be (a host wait was attempted): none of it has run, and
+  /// the queue is usable again.
+  Graph end_capture() const;
+
   friend bool operator==(const Queue& a, const Queue& b) { return a.state_ == b.state_; }  ///< the same queue
   friend bool operator!=(const Queue& a, const Queue& b) { return !(a == b); }  ///< different queues
 
@@ -55,6 +71,27 @@ class Queue {
       : device_(std::move(device)), state_(std::move(state)) {}
   Device device_;
   std::shared_ptr<detail::QueueState> state_;
+};
+
+/// Work recorded from a queue (Queue::begin_capture ... Queue::end_capture), replayed with one
+/// launch on any queue of the same device. The graph reads and writes the memory the recorded
+/// operations named (the same vectors, scalars and matrices, with their contents at launch
+/// time), so those must stay alive while the graph is used. Cheap to copy.
+class Graph {
+ public:
+  Graph() = default;  ///< an empty graph
+  explicit operator bool() const { return impl_ != nullptr; }  ///< false for an empty graph
+  /// Enqueues the recorded work on q without waiting. Returns false and enqueues nothing when
+  /// the graph cannot run as recorded any more (a backend's scratch memory that it uses was
+  /// reallocated since, e.g. by a larger operation on the recording queue): record it again.
+  /// Throws InvalidArgument for an empty graph, DeviceMismatch for a queue of another device.
+  [[nodiscard]] bool launch(const Queue& q) const;
+  const Device& device() const { return device_; }  ///< the device of the recording queue
+
+ private:
+  friend class Queue;
+  Device device_;
+  std::shared_ptr<GraphImpl> impl_;
 };
 
 /// A point in a queue's work (Queue::record). Cheap to copy.

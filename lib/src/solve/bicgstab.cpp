@@ -69,6 +69,7 @@ class BiCgStab final : public solve_detail::Method<T> {
   }
 
   const Scalar<T>& residual_squared() const override { return rr_; }
+  int period() const override { return 2; }  // rho and rho_new swap every step
 
   void save(const Queue& q) override {
     copy(q, x_, saved_[0]);

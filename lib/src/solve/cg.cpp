@@ -45,6 +45,7 @@ class Cg final : public solve_detail::Method<T> {
   }
 
   const Scalar<T>& residual_squared() const override { return rr_; }
+  int period() const override { return 2; }  // rz and rz_new swap every step
 
   void save(const Queue& q) override {
     copy(q, x_, saved_x_);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "solve/step_graph.hpp"
 #include "tessera/algebra.hpp"
 #include "tessera/solve.hpp"
 
@@ -58,6 +59,9 @@ class Method {
   // Copies the state needed to continue (x included) aside, and back.
   virtual void save(const Queue& q) = 0;
   virtual void restore(const Queue& q) = 0;
+  // After this many steps the host-side state (which scalar object holds which quantity) is
+  // as before them: the unit a recorded graph replays (step_graph.hpp).
+  virtual int period() const { return 1; }
 };
 
 // The check interval: given, or chosen so that a check (its host wait and the state copy)
@@ -147,13 +151,14 @@ SolveResult run_method(const Queue& q, Method<T>& m, const CsrMatrix<T>& A, cons
   r.setup_seconds = seconds_since(t_setup);
 
   const auto t_solve = Clock::now();
+  StepGraph<Method<T>> steps_run(q, m, o.graphs);
   std::int64_t it = 0, saved_it = 0, checks = 0;
   double rn = r0;
   bool done = rn <= r.tolerance;
   if (done) finish(r, SolveStatus::converged, "the initial guess meets the tolerance");
   while (!done && it < o.max_iterations) {
     const std::int64_t steps = std::min<std::int64_t>(interval.next(), o.max_iterations - it);
-    for (std::int64_t s = 0; s < steps; ++s) m.step(q, nullptr);
+    steps_run.run(steps);
     it += steps;
     rn = std::sqrt(static_cast<double>(m.residual_squared().get(q)));
     ++checks;
@@ -210,6 +215,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const CsrMatrix<T>& A, cons
     interval.update(it, seconds_since(t_solve), checks);
   }
   r.iterations = it;
+  r.graph = steps_run.used();
   if (std::isfinite(rn)) r.residual = rn;
   r.solve_seconds = seconds_since(t_solve);
   if (!done)
