@@ -308,6 +308,19 @@ TEST_CASE("execution: bad input to the new calls throws typed errors, writes not
     CHECK_THROWS_AS(multiply(left, left, right), InvalidArgument);
     Scalar<double> s(d, 1.0), t(d, 1.0), u(d, 1.0);
     CHECK_THROWS_AS(dot2(x, y, x, s, s), InvalidArgument);
+    // multiply_dot2: the same Scalar twice, z overlapping d or r, sizes; nothing written.
+    {
+      Vector<double> z = Vector<double>::from_host(d, std::vector<double>(static_cast<std::size_t>(x.size()), 5.0));
+      CHECK_THROWS_AS(multiply_dot2(x, y, z, s, s), InvalidArgument);
+      CHECK_THROWS_AS(multiply_dot2(x, y, y, s, t), InvalidArgument);
+      CHECK_THROWS_AS(multiply_dot2(z, y, z, s, t), InvalidArgument);
+      CHECK_THROWS_AS(multiply_dot2(left, big.sub(2, 4), right, s, t), InvalidArgument);
+      CHECK_THROWS_AS(multiply_dot2(x, y, short_v, s, t), DimensionMismatch);
+      CHECK_THROWS_AS(multiply_dot2(x, y, z, foreign, t), DeviceMismatch);
+      CHECK(z.to_host() == std::vector<double>(static_cast<std::size_t>(x.size()), 5.0));
+      CHECK(s.get() == 1.0);
+      CHECK(t.get() == 1.0);
+    }
     CHECK_THROWS_AS(axpy(s * t * u, x, y), InvalidArgument);    // three Scalars above the line
     Scalar<double> empty;
     CHECK_THROWS_AS(dot(x, y, empty), InvalidArgument);

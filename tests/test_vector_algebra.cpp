@@ -178,7 +178,7 @@ TEST_CASE_TEMPLATE("vector algebra: element-wise multiply, divide, reciprocal, a
   }
 }
 
-TEST_CASE_TEMPLATE("vector algebra: reductions and dots into Scalars, fused axpby_dot and dot2", T, float, double) {
+TEST_CASE_TEMPLATE("vector algebra: reductions and dots into Scalars, fused axpby_dot, dot2 and multiply_dot2", T, float, double) {
   std::uint32_t seed = 900;
   const Device ref = reference_device();
   for (std::int64_t n : kSizes) {
@@ -227,6 +227,21 @@ TEST_CASE_TEMPLATE("vector algebra: reductions and dots into Scalars, fused axpb
       check_close(std::vector<T>{out2.get()}, {static_cast<T>(exact_dot(hx, hw))}, dot_bound(hx, hw), "dot2 xz" + at);
       dot2(a.view, b.view, a.view, out, out2);
       check_close(std::vector<T>{out2.get()}, {static_cast<T>(exact_dot(hx, hx))}, dot_bound(hx, hx), "dot2 xx" + at);
+
+      // multiply_dot2: z = w .* y, then y.z and y.y, in one pass; z's products are rounded once
+      // on every device (one multiply in T), so z is compared exactly.
+      Padded<T> dz(d, std::vector<T>(hx.size(), T(7)));
+      std::vector<T> zexp(hx.size());
+      for (std::size_t i = 0; i < hx.size(); ++i) zexp[i] = static_cast<T>(hw[i] * hy[i]);
+      multiply_dot2(c.view, b.view, dz.view, out, out2);
+      CHECK_MESSAGE(dz.values() == zexp, "multiply_dot2 z" << at);
+      CHECK(dz.guards_intact());
+      check_close(std::vector<T>{out.get()}, {static_cast<T>(exact_dot(hy, zexp))}, dot_bound(hy, zexp),
+                  "multiply_dot2 rz" + at);
+      check_close(std::vector<T>{out2.get()}, {static_cast<T>(exact_dot(hy, hy))}, dot_bound(hy, hy),
+                  "multiply_dot2 rr" + at);
+      CHECK(b.values() == hy);
+      CHECK(c.values() == hw);
     });
   }
 }

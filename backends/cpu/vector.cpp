@@ -5,6 +5,8 @@
 // chunk in blocks that stay in L1, so the dot re-reads y from cache, not from memory.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "cpu/cpu_backend.hpp"
 #include "cpu/per_thread.hpp"
@@ -91,25 +93,21 @@ void CpuBackend::axpby_dot(QueueImpl&, const Coef& alpha, const VecView& xv, con
   *host_ptr<T>(out) = static_cast<T>(r);
 }
 
-template <class T>
-void CpuBackend::dot2(QueueImpl&, const VecView& xv, const VecView& yv, const VecView& zv, const VecView& out_xy,
-                      const VecView& out_xz) {
-  const T* x = host_ptr<const T>(xv);
-  const T* y = host_ptr<const T>(yv);
-  const T* z = host_ptr<const T>(zv);
-  // Each thread returns its two partial sums through one slot of a pair array.
-  const int threads = cpu::threads_for(xv.n, tune_["reduce.min_per_thread"]);
-  std::vector<double> xy(static_cast<std::size_t>(threads)), xz(static_cast<std::size_t>(threads));
+namespace {
+
+// Two sums over [0, n) cut over threads as the reductions are: block(k, len, a, c) adds the
+// elements [k, k + len) (at most an L1 block) to the running sums a and c. Each thread returns
+// its two partial sums through one slot of two arrays.
+template <class Block>
+std::pair<double, double> per_thread_two_sums(std::int64_t n, std::int64_t min_per_thread, const Block& block) {
+  const int threads = cpu::threads_for(n, min_per_thread);
+  std::vector<double> first(static_cast<std::size_t>(threads)), second(static_cast<std::size_t>(threads));
   auto chunk = [&](int t) {
-    const cpu::Range r = cpu::split(xv.n, threads, t, cpu_chunks::kLineElems);
+    const cpu::Range r = cpu::split(n, threads, t, cpu_chunks::kLineElems);
     double a = 0.0, c = 0.0;
-    for (std::int64_t k = r.begin; k < r.end; k += kL1Block) {
-      const std::int64_t len = std::min(kL1Block, r.end - k);
-      a += dot_chunk(x + k, y + k, len);
-      c += dot_chunk(x + k, z + k, len);
-    }
-    xy[static_cast<std::size_t>(t)] = a;
-    xz[static_cast<std::size_t>(t)] = c;
+    for (std::int64_t k = r.begin; k < r.end; k += kL1Block) block(k, std::min(kL1Block, r.end - k), a, c);
+    first[static_cast<std::size_t>(t)] = a;
+    second[static_cast<std::size_t>(t)] = c;
   };
   if (threads == 1) {
     chunk(0);
@@ -117,8 +115,42 @@ void CpuBackend::dot2(QueueImpl&, const VecView& xv, const VecView& yv, const Ve
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
     for (int t = 0; t < threads; ++t) chunk(t);
   }
-  *host_ptr<T>(out_xy) = static_cast<T>(sum_parts(xy));
-  *host_ptr<T>(out_xz) = static_cast<T>(sum_parts(xz));
+  return {sum_parts(first), sum_parts(second)};
+}
+
+}  // namespace
+
+template <class T>
+void CpuBackend::dot2(QueueImpl&, const VecView& xv, const VecView& yv, const VecView& zv, const VecView& out_xy,
+                      const VecView& out_xz) {
+  const T* x = host_ptr<const T>(xv);
+  const T* y = host_ptr<const T>(yv);
+  const T* z = host_ptr<const T>(zv);
+  const auto [xy, xz] = per_thread_two_sums(xv.n, tune_["reduce.min_per_thread"],
+                                            [&](std::int64_t k, std::int64_t len, double& a, double& c) {
+                                              a += dot_chunk(x + k, y + k, len);
+                                              c += dot_chunk(x + k, z + k, len);
+                                            });
+  *host_ptr<T>(out_xy) = static_cast<T>(xy);
+  *host_ptr<T>(out_xz) = static_cast<T>(xz);
+}
+
+template <class T>
+void CpuBackend::multiply_dot2(QueueImpl&, const VecView& dv, const VecView& rv, const VecView& zv,
+                               const VecView& out_rz, const VecView& out_rr) {
+  const T* d = host_ptr<const T>(dv);
+  const T* r = host_ptr<const T>(rv);
+  T* z = host_ptr<T>(zv);
+  // z's block is written, then re-read from L1 by its dot.
+  const auto [rz, rr] = per_thread_two_sums(rv.n, tune_["reduce.min_per_thread"],
+                                            [&](std::int64_t k, std::int64_t len, double& a, double& c) {
+#pragma omp simd
+                                              for (std::int64_t i = k; i < k + len; ++i) z[i] = d[i] * r[i];
+                                              a += dot_chunk(r + k, z + k, len);
+                                              c += dot_chunk(r + k, r + k, len);
+                                            });
+  *host_ptr<T>(out_rz) = static_cast<T>(rz);
+  *host_ptr<T>(out_rr) = static_cast<T>(rr);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, fill)
@@ -126,5 +158,6 @@ TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, dot2)
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, multiply_dot2)
 
 }  // namespace tessera

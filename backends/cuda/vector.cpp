@@ -1,4 +1,4 @@
-// The vector algebra (fill, axpby, elementwise, axpby_dot, dot2): one launch each on the queue's
+// The vector algebra (fill, axpby, elementwise, axpby_dot, dot2, multiply_dot2): one launch each on the queue's
 // stream (kernels/cuda/vector.cu). Coefficients go to the kernels as the host value and pointers
 // to the device factors, read on the device; the fused dots share the reductions' per-queue
 // scratch (reduce_state.hpp) and write their results on the device. Nothing here allocates or
@@ -66,10 +66,21 @@ void CudaBackend::dot2(QueueImpl& q, const VecView& x, const VecView& y, const V
                                     dev_ptr<T>(out_xy), dev_ptr<T>(out_xz), st.max_blocks, st.view(), cq.stream()));
 }
 
+template <class T>
+void CudaBackend::multiply_dot2(QueueImpl& q, const VecView& d, const VecView& r, const VecView& z,
+                                const VecView& out_rz, const VecView& out_rr) {
+  CudaQueue& cq = queue_of(q);
+  const ReduceState& st = ReduceState::of(cq, reduce_blocks_);
+  TESSERA_CUDA_CHECK(launch_multiply_dot2<T>(dev_ptr<const T>(d), dev_ptr<const T>(r), dev_ptr<T>(z), r.n,
+                                             dev_ptr<T>(out_rz), dev_ptr<T>(out_rr), st.max_blocks, st.view(),
+                                             cq.stream()));
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, dot2)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, multiply_dot2)
 
 }  // namespace tessera::cuda

@@ -97,10 +97,24 @@ void OpenCLBackend::dot2(QueueImpl& qi, const VecView& x, const VecView& y, cons
   reduce_sum_final<T>(*this, q, part, groups, groups, out_xz, false);
 }
 
+template <class T>
+void OpenCLBackend::multiply_dot2(QueueImpl& qi, const VecView& d, const VecView& r, const VecView& z,
+                                  const VecView& out_rz, const VecView& out_rr) {
+  OpenClQueue& q = cl_queue(qi);
+  const std::int64_t wg = tuning_["reduce.wg"], groups = fused_groups(*this, r.n);
+  cl::Buffer& part =
+      grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(2 * groups) * reduce_partial_bytes<T>(*this));
+  launch<T>(q, vector_kernel<T>(*this, "vector_multiply_dot2"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
+            cl::NDRange(static_cast<std::size_t>(wg)), d.data, d.offset, r.data, r.offset, z.data, z.offset, r.n, part);
+  reduce_sum_final<T>(*this, q, part, 0, groups, out_rz, false);
+  reduce_sum_final<T>(*this, q, part, groups, groups, out_rr, false);
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, dot2)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, multiply_dot2)
 
 }  // namespace tessera::opencl

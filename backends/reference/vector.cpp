@@ -66,10 +66,18 @@ void ReferenceBackend::dot2(QueueImpl&, const VecView& x, const VecView& y, cons
   *host_ptr<T>(out_xz) = static_cast<T>(xz);
 }
 
+template <class T>
+void ReferenceBackend::multiply_dot2(QueueImpl& q, const VecView& d, const VecView& r, const VecView& z,
+                                     const VecView& out_rz, const VecView& out_rr) {
+  elementwise<T>(q, ElementwiseOp::multiply, d, r, z);
+  dot2<T>(q, r, z, r, out_rz, out_rr);
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, dot2)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, multiply_dot2)
 
 }  // namespace tessera

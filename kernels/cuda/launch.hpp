@@ -66,6 +66,10 @@ cudaError_t launch_axpby_dot(const DeviceCoef<T>& alpha, const T* x, const Devic
 template <class T>
 cudaError_t launch_dot2(const T* x, const T* y, const T* z, std::int64_t n, T* out_xy, T* out_xz, int max_blocks,
                         const ReduceScratch& s, cudaStream_t stream);
+// z = d * r, out_rz[0] = r . z and out_rr[0] = r . r in one pass.
+template <class T>
+cudaError_t launch_multiply_dot2(const T* d, const T* r, T* z, std::int64_t n, T* out_rz, T* out_rr, int max_blocks,
+                                 const ReduceScratch& s, cudaStream_t stream);
 
 // ---------------------------------------------------------------- spmv (CSR)
 constexpr int kSpmvThreads = 256;

@@ -1,4 +1,4 @@
-// The vector algebra: fill, axpby, elementwise, and the fused axpby_dot and dot2. Each is one
+// The vector algebra: fill, axpby, elementwise, and the fused axpby_dot, dot2 and multiply_dot2. Each is one
 // streaming pass, bound by memory traffic, so all share one skeleton (stream_kernel): a
 // grid-stride loop over 16-byte packs (after a scalar head when the views' offsets leave the
 // arrays off a 16-byte boundary, all scalar when they sit differently against it), the block's
@@ -197,6 +197,36 @@ struct Dot2Body {
   }
 };
 
+template <class T_>
+struct MultiplyDot2Body {
+  using T = T_;
+  static constexpr int kSums = 2;
+  const T* d;
+  const T* r;
+  T* z;
+  T* out_rz;
+  T* out_rr;
+  __device__ void setup() {}
+  template <int E>
+  __device__ void apply(std::int64_t i, double (&acc)[2]) {
+    const Pack<T, E> ds = load_pack<E>(d + i), rs = load_pack<E>(r + i);
+    Pack<T, E> zs;
+#pragma unroll
+    for (int k = 0; k < E; ++k) zs.v[k] = ds.v[k] * rs.v[k];
+    store_pack<E>(z + i, zs);
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const double rk = static_cast<double>(rs.v[k]);
+      acc[0] = fma(rk, static_cast<double>(zs.v[k]), acc[0]);
+      acc[1] = fma(rk, rk, acc[1]);
+    }
+  }
+  __device__ void finish(const double* totals) {
+    *out_rz = static_cast<T>(totals[0]);
+    *out_rr = static_cast<T>(totals[1]);
+  }
+};
+
 // Elements [head, head + nv W) in packs of W, grid-stride; the head and the tail (fewer than W
 // each) one element per thread of the first threads. No thread returns early: setup() and the
 // reduction's finish synchronise the block.
@@ -302,6 +332,12 @@ cudaError_t launch_dot2(const T* x, const T* y, const T* z, std::int64_t n, T* o
   return launch_stream(Dot2Body<T>{x, y, z, out_xy, out_xz}, n, {x, y, z}, max_blocks, s, stream);
 }
 
+template <class T>
+cudaError_t launch_multiply_dot2(const T* d, const T* r, T* z, std::int64_t n, T* out_rz, T* out_rr, int max_blocks,
+                                 const ReduceScratch& s, cudaStream_t stream) {
+  return launch_stream(MultiplyDot2Body<T>{d, r, z, out_rz, out_rr}, n, {d, r, z}, max_blocks, s, stream);
+}
+
 #define TESSERA_VECTOR_INSTANTIATE(T)                                                                              \
   template cudaError_t launch_fill<T>(const DeviceCoef<T>&, T*, std::int64_t, int, cudaStream_t);                  \
   template cudaError_t launch_axpby<T>(const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*, std::int64_t, \
@@ -310,7 +346,9 @@ cudaError_t launch_dot2(const T* x, const T* y, const T* z, std::int64_t n, T* o
   template cudaError_t launch_axpby_dot<T>(const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*, const T*, \
                                            std::int64_t, T*, int, const ReduceScratch&, cudaStream_t);             \
   template cudaError_t launch_dot2<T>(const T*, const T*, const T*, std::int64_t, T*, T*, int, const ReduceScratch&, \
-                                      cudaStream_t);
+                                      cudaStream_t);                                                             \
+  template cudaError_t launch_multiply_dot2<T>(const T*, const T*, T*, std::int64_t, T*, T*, int,                 \
+                                               const ReduceScratch&, cudaStream_t);
 TESSERA_VECTOR_INSTANTIATE(float)
 TESSERA_VECTOR_INSTANTIATE(double)
 

@@ -223,3 +223,35 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_dot2
   barrier(CLK_LOCAL_MEM_FENCE);  // part is reused
   group_sum(sz, part, partial, get_num_groups(0) + get_group_id(0));
 }
+
+// z = d * r, and this group's parts of r . z (partial[group]) and r . r (partial[groups + group]).
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_multiply_dot2(
+    __global const REAL* d, long doff, __global const REAL* r, long roff, __global REAL* z, long zoff, long n,
+    __global ACC* partial) {
+  __local ACC part[REDUCE_WG];
+  d += doff;
+  r += roff;
+  z += zoff;
+  FUSED_SETUP(n)
+  ACC sz = 0, sr = 0;
+  for (long base = g; base < lim; base += stride * FUSED_UNROLL) {
+    REAL dv[FUSED_UNROLL], rv[FUSED_UNROLL];
+#pragma unroll
+    for (int u = 0; u < FUSED_UNROLL; ++u) {
+      const long i = base + u * stride;
+      dv[u] = i < lim ? d[i] : 0;
+      rv[u] = i < lim ? r[i] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < FUSED_UNROLL; ++u) {
+      const long i = base + u * stride;
+      const REAL zu = dv[u] * rv[u];
+      if (i < lim) z[i] = zu;
+      sz += (ACC)rv[u] * (ACC)zu;
+      sr += (ACC)rv[u] * (ACC)rv[u];
+    }
+  }
+  group_sum(sz, part, partial, get_group_id(0));
+  barrier(CLK_LOCAL_MEM_FENCE);  // part is reused
+  group_sum(sr, part, partial, get_num_groups(0) + get_group_id(0));
+}

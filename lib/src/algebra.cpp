@@ -63,6 +63,18 @@ void check_same_or_disjoint(const char* op, const char* out_name, const Vector<T
                           "; pass the same vector or separate storage");
 }
 
+// The output must share no element with the input (an op whose result would depend on the
+// order in which it reads and writes).
+template <class T>
+void check_disjoint(const char* op, const char* out_name, const Vector<T>& out, const char* in_name,
+                    const Vector<T>& in) {
+  const VecView o = out.view(), i = in.view();
+  if (o.data == nullptr || o.data != i.data || o.n == 0 || i.n == 0) return;
+  if (o.offset + o.n <= i.offset || i.offset + i.n <= o.offset) return;
+  throw InvalidArgument(std::string(op) + ": the output " + out_name + " overlaps the input " + in_name +
+                        "; it needs separate storage");
+}
+
 }  // namespace
 
 template <class T>
@@ -194,6 +206,25 @@ void dot2(const Queue& q, const Vector<T>& x, const Vector<T>& y, const Vector<T
   e.backend().dot2(dtype_v<T>, e.impl(), x.view(), y.view(), z.view(), out_xy.view(), out_xz.view());
 }
 
+template <class T>
+void multiply_dot2(const Queue& q, const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz,
+                   Scalar<T>& out_rr) {
+  const Device& dev = check_operands<T>("multiply_dot2", q, {&d, &r, &z});
+  check_sizes<T>("multiply_dot2", {&d, &r, &z});
+  check_scalar("multiply_dot2", out_rz, dev);
+  check_scalar("multiply_dot2", out_rr, dev);
+  if (out_rz.view().data == out_rr.view().data && out_rz.view().offset == out_rr.view().offset)
+    throw InvalidArgument("multiply_dot2: out_rz and out_rr are the same Scalar; the two dots need one each");
+  check_disjoint("multiply_dot2", "z", z, "d", d);
+  check_disjoint("multiply_dot2", "z", z, "r", r);
+  if (r.size() == 0) {
+    fill(q, ScalarArg<T>(T(0)), out_rz);
+    return fill(q, ScalarArg<T>(T(0)), out_rr);
+  }
+  detail::Enqueue e(q);
+  e.backend().multiply_dot2(dtype_v<T>, e.impl(), d.view(), r.view(), z.view(), out_rz.view(), out_rr.view());
+}
+
 // ---- the forms without a queue: the default queue of the first operand's device ----
 namespace {
 template <class C>
@@ -244,6 +275,10 @@ template <class T>
 void dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>& out_xy, Scalar<T>& out_xz) {
   dot2(default_queue(x), x, y, z, out_xy, out_xz);
 }
+template <class T>
+void multiply_dot2(const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr) {
+  multiply_dot2(default_queue(d), d, r, z, out_rz, out_rr);
+}
 
 #define TESSERA_INSTANTIATE_ALGEBRA(T)                                                                           \
   template class Scalar<T>;                                                                                      \
@@ -260,6 +295,9 @@ void dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>&
                              const Vector<T>&, Scalar<T>&);                                                      \
   template void dot2<T>(const Queue&, const Vector<T>&, const Vector<T>&, const Vector<T>&, Scalar<T>&,          \
                         Scalar<T>&);                                                                             \
+  template void multiply_dot2<T>(const Queue&, const Vector<T>&, const Vector<T>&, Vector<T>&, Scalar<T>&,       \
+                                 Scalar<T>&);                                                                    \
+  template void multiply_dot2<T>(const Vector<T>&, const Vector<T>&, Vector<T>&, Scalar<T>&, Scalar<T>&);        \
   template void fill<T>(ScalarArg<T>, Vector<T>&);                                                               \
   template void copy<T>(const Vector<T>&, Vector<T>&);                                                           \
   template void scal<T>(ScalarArg<T>, Vector<T>&);                                                               \

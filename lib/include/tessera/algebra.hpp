@@ -87,6 +87,12 @@ void axpby_dot(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<
 template <class T>
 void dot2(const Queue& q, const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>& out_xy,
           Scalar<T>& out_xz);
+/// z = d .* r (element-wise), then out_rz = r . z and out_rr = r . r, in one pass: a diagonal
+/// (Jacobi) preconditioner's z = M^-1 r with both dots CG needs after it, reading d and r once
+/// instead of three times. z must not overlap d or r (InvalidArgument).
+template <class T>
+void multiply_dot2(const Queue& q, const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz,
+                   Scalar<T>& out_rr);
 
 /// The same on the default queue of the operands' device.
 ///@{
@@ -113,6 +119,8 @@ void axpby_dot(detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, detail::s
                const Vector<T>& w, Scalar<T>& out);
 template <class T>
 void dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>& out_xy, Scalar<T>& out_xz);
+template <class T>
+void multiply_dot2(const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr);
 ///@}
 
 }  // namespace tessera

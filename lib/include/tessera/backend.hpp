@@ -318,6 +318,10 @@ class Backend {
   /// out_xy = x . y and out_xz = x . z in one pass over x (y or z may be x).
   virtual void dot2(DType, QueueImpl& q, const VecView& x, const VecView& y, const VecView& z, const VecView& out_xy,
                     const VecView& out_xz) = 0;
+  /// z = d * r element-wise, then out_rz = r . z and out_rr = r . r, in one pass (a Jacobi
+  /// preconditioner's apply with both dots CG needs after it). z is neither d nor r.
+  virtual void multiply_dot2(DType, QueueImpl& q, const VecView& d, const VecView& r, const VecView& z,
+                             const VecView& out_rz, const VecView& out_rr) = 0;
 
   // ---- optional ----
   /// A device clock for timing work on queue q (CUDA events, OpenCL profiling events), or null

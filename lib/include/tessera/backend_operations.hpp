@@ -64,6 +64,11 @@
       (QueueImpl & q, const VecView& x, const VecView& y, const VecView& z, const VecView& out_xy,           \
        const VecView& out_xz),                                                                              \
       (q, x, y, z, out_xy, out_xz)
+#define TESSERA_OP_multiply_dot2                                                                            \
+  Op::vector, void, multiply_dot2,                                                                          \
+      (QueueImpl & q, const VecView& d, const VecView& r, const VecView& z, const VecView& out_rz,          \
+       const VecView& out_rr),                                                                              \
+      (q, d, r, z, out_rz, out_rr)
 ///@}
 
 // Helpers: expand an entry into a macro's five arguments; strip a parameter list's parentheses.
@@ -87,7 +92,8 @@
   TESSERA_APPLY_(X, TESSERA_OP_axpby)                                                                      \
   TESSERA_APPLY_(X, TESSERA_OP_elementwise)                                                                \
   TESSERA_APPLY_(X, TESSERA_OP_axpby_dot)                                                                  \
-  TESSERA_APPLY_(X, TESSERA_OP_dot2)
+  TESSERA_APPLY_(X, TESSERA_OP_dot2)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_multiply_dot2)
 
 /// \def TESSERA_TYPED_BACKEND_OPERATIONS
 /// Inside a class derived from TypedBackend<Derived>: declares the typed operations

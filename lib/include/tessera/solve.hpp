@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/algebra.hpp"
 #include "tessera/csr_matrix.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/queue.hpp"
@@ -107,6 +108,13 @@ class Preconditioner {
   virtual ~Preconditioner() = default;
   /// z = M^-1 r, enqueued on q.
   virtual void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const = 0;
+  /// z = M^-1 r, then rz = r . z and rr = r . r, enqueued on q: what CG needs after each
+  /// residual update. The default is apply and dot2; a preconditioner overrides it where it
+  /// can fuse them (Jacobi: multiply_dot2, one pass instead of three).
+  virtual void apply_dot2(const Queue& q, const Vector<T>& r, Vector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const {
+    apply(q, r, z);
+    dot2(q, r, z, r, rz, rr);
+  }
   /// The size of the system it preconditions.
   virtual std::int64_t size() const = 0;
   /// The device it runs on.
@@ -128,6 +136,8 @@ class Jacobi final : public Preconditioner<T> {
   /// The same on A's default queue.
   explicit Jacobi(const CsrMatrix<T>& A) : Jacobi(A.device().queue(), A) {}
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
+  /// z = D^-1 r with r . z and r . r in one pass (multiply_dot2).
+  void apply_dot2(const Queue& q, const Vector<T>& r, Vector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const override;
   std::int64_t size() const override { return inverse_diagonal_.size(); }
   const Device& device() const override { return inverse_diagonal_.device(); }
   double setup_seconds() const override { return seconds_; }

@@ -1,7 +1,9 @@
 // Preconditioned conjugate gradients (Hestenes-Stiefel; the form of Saad, "Iterative Methods
 // for Sparse Linear Systems", alg. 9.1). Per iteration: one spmv, one preconditioner apply and
-// five vector passes; the residual's norm comes out of the fused update (axpby_dot), and the
-// step lengths alpha = rz / pq and beta = rz_new / rz are read on the device.
+// five vector passes; the residual's norm comes out of a fused pass (axpby_dot without a
+// preconditioner, the preconditioner's apply_dot2 with one: Jacobi's z = D^-1 r, r.z and r.r
+// in one pass), and the step lengths alpha = rz / pq and beta = rz_new / rz are read on the
+// device.
 #include <utility>
 
 #include "solve/driver.hpp"
@@ -30,13 +32,14 @@ class Cg final : public solve_detail::Method<T> {
     dot(q, p_, ap_, pq_);
     if (probe && !probe->ok(q, pq_, "p.Ap")) return false;  // A indefinite (or p = 0)
     axpy(q, rz_ / pq_, p_, x_);
-    axpby_dot(q, -(rz_ / pq_), ap_, T(1), r_, r_, rr_);
-    if (probe && !probe->ok(q, rr_, "r.r", false)) return false;
-    if (M_) M_->apply(q, r_, z_);
-    if (M_)
-      dot(q, r_, z_, rz_new_);
-    else
+    if (M_) {
+      axpy(q, -(rz_ / pq_), ap_, r_);
+      M_->apply_dot2(q, r_, z_, rz_new_, rr_);
+    } else {
+      axpby_dot(q, -(rz_ / pq_), ap_, T(1), r_, r_, rr_);
       fill(q, rr_, rz_new_);
+    }
+    if (probe && !probe->ok(q, rr_, "r.r", false)) return false;
     // Zero only with r = 0, which the driver's residual test sees first.
     if (probe && !probe->ok(q, rz_new_, "r.z", false)) return false;
     axpby(q, T(1), z_, rz_new_ / rz_, p_);

@@ -32,6 +32,11 @@ void Jacobi<T>::apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const {
   multiply(q, inverse_diagonal_, r, z);
 }
 
+template <class T>
+void Jacobi<T>::apply_dot2(const Queue& q, const Vector<T>& r, Vector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const {
+  multiply_dot2(q, inverse_diagonal_, r, z, rz, rr);
+}
+
 template class Jacobi<float>;
 template class Jacobi<double>;
 
