@@ -38,6 +38,13 @@ bool shares_elements(const Vector<T>& a, const Vector<T>& b) {
   return a.storage() == b.storage() && a.offset() < b.offset() + b.size() && b.offset() < a.offset() + a.size();
 }
 
+// The seconds the check interval is chosen from: on one device, those measured; a distributed
+// space returns the same value on every process (its hook), so all check at the same iterations.
+template <class T>
+double agreed_seconds(const Vector<T>&, double seconds) {
+  return seconds;
+}
+
 // Throws InvalidArgument for SolveOptions out of range (solve.hpp).
 void check_options(const std::string& name, const SolveOptions& o);
 
@@ -192,7 +199,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const Mat& A, const Vec& b,
   m.save(q);
   q.synchronize();
   (void)m.residual_squared().get(q);
-  Interval interval(o.check_every, seconds_since(t));
+  Interval interval(o.check_every, agreed_seconds(b, seconds_since(t)));
   r.check_every = interval.next();
   r.setup_seconds = seconds_since(t_setup);
 
@@ -257,7 +264,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const Mat& A, const Vec& b,
     }
     m.save(q);
     saved_it = it;
-    interval.update(it, seconds_since(t_solve), checks);
+    interval.update(it, agreed_seconds(b, seconds_since(t_solve)), checks);
   }
   r.iterations = it;
   if (std::isfinite(rn)) r.residual = rn;
