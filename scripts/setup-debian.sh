@@ -14,6 +14,9 @@ packages=(
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
   # benchmark baselines: CPU (OpenBLAS, Eigen, oneDNN) and OpenCL (CLBlast, ViennaCL)
   libopenblas-dev libeigen3-dev libdnnl-dev libclblast-dev libviennacl-dev
+  # the distributed component (tessera::mpi) on Debian's OpenMPI, and PETSc, the baseline of
+  # tessera-bench-mpi (KSPCG + Jacobi)
+  libopenmpi-dev openmpi-bin petsc-dev
   # headless browser that renders the bench's HTML report in a test
   chromium
 )
