@@ -5,6 +5,7 @@
 
 #include "tessera/mpi/algebra.hpp"
 #include "tessera/mpi/dist_csr_matrix.hpp"
+#include "tessera/mpi/dist_grid.hpp"
 #include "tessera/mpi/dist_vector.hpp"
 #include "tessera/mpi/partition.hpp"
 #include "tessera/mpi/solve.hpp"
