@@ -9,6 +9,7 @@
 
 #include "collective.hpp"
 #include "tessera/errors.hpp"
+#include "timing.hpp"
 
 namespace tessera::mpi {
 namespace {
@@ -26,12 +27,16 @@ void check_same(const char* op, const DistVector<T>& a, const DistVector<T>& b) 
 template <class T, class Check, class Local>
 std::array<double, detail::kValues> global_sums(const Queue& q, const char* op, const DistVector<T>& x, int n,
                                                 Check check, Local local_partials) {
+  detail::PhaseClock clock(q);
   const auto all = detail::exchange(x.comm(), {op, detail::dtype_code<T>()}, [&](detail::Contribution& c) {
     check();
     Scalar<T>* parts = x.partials();
     local_partials(parts);
     for (int i = 0; i < n; ++i) c.values[static_cast<std::size_t>(i)] = static_cast<double>(parts[i].get(q));
+    clock.lap(&PhaseTimes::local);
   });
+  clock.lap(&PhaseTimes::allreduce);
+  if (detail::timing_on()) ++detail::times().reductions;
   std::array<double, detail::kValues> sums{};
   for (const auto& c : all)
     for (int i = 0; i < n; ++i) sums[static_cast<std::size_t>(i)] += c.values[static_cast<std::size_t>(i)];
@@ -137,6 +142,7 @@ void reduce(const Queue& q, ReduceOp op, const DistVector<T>& x, Scalar<T>& out)
   // (has a value, value) so that empty ranks do not take part.
   const bool extreme = op == ReduceOp::min || op == ReduceOp::max || op == ReduceOp::max_abs;
   const ReduceOp local_op = op == ReduceOp::norm2 ? ReduceOp::sum_squares : op;
+  detail::PhaseClock clock(q);
   const auto all = detail::exchange(x.comm(), {"reduce", detail::dtype_code<T>()}, [&](detail::Contribution& c) {
     if (out.device() != x.device())
       throw DeviceMismatch("reduce: the Scalar lives on " + out.device().spec() + ", x on " + x.device().spec());
@@ -145,7 +151,9 @@ void reduce(const Queue& q, ReduceOp op, const DistVector<T>& x, Scalar<T>& out)
     tessera::reduce(q, local_op, x.local(), part);
     c.values[0] = 1.0;
     c.values[1] = static_cast<double>(part.get(q));
+    clock.lap(&PhaseTimes::local);
   });
+  clock.lap(&PhaseTimes::allreduce);
   double v = 0.0;
   bool any = false;
   for (const auto& c : all) {
