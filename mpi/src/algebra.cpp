@@ -9,6 +9,7 @@
 
 #include "collective.hpp"
 #include "tessera/errors.hpp"
+#include "nccl.hpp"
 #include "timing.hpp"
 
 namespace tessera::mpi {
@@ -22,12 +23,36 @@ void check_same(const char* op, const DistVector<T>& a, const DistVector<T>& b) 
                             " rows); distributed operands must share one RowPartition");
 }
 
-// Runs local_partials (which writes n partial values into x.partials()), exchanges them and
-// returns their sums over the ranks, in rank order.
+// Runs local_partials (which writes n partial values into x.partials()) and writes their sums
+// over the ranks into outs[0..n). On the MPI path the partials come to the host and are summed
+// in rank order (in double) on every rank, then written back; on the NCCL path (cuda ranks) the
+// checks are agreed first, then ncclAllReduce sums them into outs on the stream, no host wait
+// (NCCL's ring gives every rank the same bits too).
 template <class T, class Check, class Local>
-std::array<double, detail::kValues> global_sums(const Queue& q, const char* op, const DistVector<T>& x, int n,
-                                                Check check, Local local_partials) {
+void global_sums(const Queue& q, const char* op, const DistVector<T>& x, int n, Check check, Local local_partials,
+                 std::initializer_list<Scalar<T>*> outs) {
   detail::PhaseClock clock(q);
+  if (detail::Nccl* nccl = detail::nccl_for(x.partition(), x.device())) {
+    detail::agree(x.comm(), {op, detail::dtype_code<T>()}, [&] {
+      check();
+      for (Scalar<T>* o : outs)
+        if (o->device() != x.device())
+          throw DeviceMismatch(std::string(op) + ": a result Scalar lives on " + o->device().spec() + ", x on " +
+                               x.device().spec());
+    });
+    Scalar<T>* parts = x.partials();
+    local_partials(parts);
+    clock.lap(&PhaseTimes::local);
+    int i = 0;
+    for (Scalar<T>* o : outs) {
+      detail::nccl_allreduce_sum(nccl, detail::device_pointer(parts[i].as_vector()),
+                                 detail::device_pointer(o->as_vector()), 1, sizeof(T), q);
+      ++i;
+    }
+    clock.lap(&PhaseTimes::allreduce);
+    if (detail::timing_on()) ++detail::times().reductions;
+    return;
+  }
   const auto all = detail::exchange(x.comm(), {op, detail::dtype_code<T>()}, [&](detail::Contribution& c) {
     check();
     Scalar<T>* parts = x.partials();
@@ -40,19 +65,17 @@ std::array<double, detail::kValues> global_sums(const Queue& q, const char* op, 
   std::array<double, detail::kValues> sums{};
   for (const auto& c : all)
     for (int i = 0; i < n; ++i) sums[static_cast<std::size_t>(i)] += c.values[static_cast<std::size_t>(i)];
-  return sums;
+  int i = 0;
+  for (Scalar<T>* o : outs) o->set(q, static_cast<T>(sums[static_cast<std::size_t>(i++)]));
 }
 
 }  // namespace
 
 template <class T>
 Scalar<T>* DistVector<T>::partials() const {
-  if (!partials_) {
-    partials_.reset(new Scalar<T>[2]);
-    partials_[0] = Scalar<T>(device());
-    partials_[1] = Scalar<T>(device());
-  }
-  return partials_.get();
+  if (!partials_) partials_ = std::make_shared<std::array<Scalar<T>, 2>>(
+                     std::array<Scalar<T>, 2>{Scalar<T>(device()), Scalar<T>(device())});
+  return partials_->data();
 }
 
 template <class T>
@@ -174,36 +197,34 @@ void reduce(const Queue& q, ReduceOp op, const DistVector<T>& x, Scalar<T>& out)
 
 template <class T>
 void dot(const Queue& q, const DistVector<T>& x, const DistVector<T>& y, Scalar<T>& out) {
-  const auto s = global_sums(q, "dot", x, 1, [&] { check_same("dot", x, y); },
-                             [&](Scalar<T>* parts) { tessera::dot(q, x.local(), y.local(), parts[0]); });
-  out.set(q, static_cast<T>(s[0]));
+  global_sums(q, "dot", x, 1, [&] { check_same("dot", x, y); },
+              [&](Scalar<T>* parts) { tessera::dot(q, x.local(), y.local(), parts[0]); }, {&out});
 }
 
 template <class T>
 void axpby_dot(const Queue& q, same_t<ScalarArg<T>> alpha, const DistVector<T>& x, same_t<ScalarArg<T>> beta,
                DistVector<T>& y, const DistVector<T>& w, Scalar<T>& out) {
-  const auto s = global_sums(
+  global_sums(
       q, "axpby_dot", y, 1,
       [&] {
         check_same("axpby_dot", x, y);
         check_same("axpby_dot", w, y);
       },
-      [&](Scalar<T>* parts) { tessera::axpby_dot(q, alpha, x.local(), beta, y.local(), w.local(), parts[0]); });
-  out.set(q, static_cast<T>(s[0]));
+      [&](Scalar<T>* parts) { tessera::axpby_dot(q, alpha, x.local(), beta, y.local(), w.local(), parts[0]); },
+      {&out});
 }
 
 template <class T>
 void dot2(const Queue& q, const DistVector<T>& x, const DistVector<T>& y, const DistVector<T>& z, Scalar<T>& out_xy,
           Scalar<T>& out_xz) {
-  const auto s = global_sums(
+  global_sums(
       q, "dot2", x, 2,
       [&] {
         check_same("dot2", x, y);
         check_same("dot2", x, z);
       },
-      [&](Scalar<T>* parts) { tessera::dot2(q, x.local(), y.local(), z.local(), parts[0], parts[1]); });
-  out_xy.set(q, static_cast<T>(s[0]));
-  out_xz.set(q, static_cast<T>(s[1]));
+      [&](Scalar<T>* parts) { tessera::dot2(q, x.local(), y.local(), z.local(), parts[0], parts[1]); },
+      {&out_xy, &out_xz});
 }
 
 template <class T>

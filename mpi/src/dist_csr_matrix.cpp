@@ -7,6 +7,7 @@
 
 #include "collective.hpp"
 #include "halo.hpp"
+#include "nccl.hpp"
 #include "tessera/errors.hpp"
 #include "tessera/matrix_market.hpp"
 #include "timing.hpp"
@@ -26,6 +27,7 @@ struct DistCsrMatrix<T>::State {
   // is one spmv of the existing backends (each product is 1 * x exactly: a copy).
   CsrMatrix<T> pack;
   detail::HaloBuffers<T> halo;
+  Queue comm_queue;  // the NCCL path's messages run here, beside the diagonal block's product
 };
 
 namespace {
@@ -229,6 +231,33 @@ void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<
   });
   detail::PhaseClock clock(q);
   auto& halo = s.halo;
+  if (detail::Nccl* nccl = detail::nccl_for(s.part, A.device())) {
+    // On the device's streams: pack on q; the messages on the communication queue once the pack
+    // (and the previous product reading the ghosts) is done; the diagonal block meanwhile on q;
+    // the off-diagonal block after the messages. No host wait.
+    if (!s.comm_queue) s.comm_queue = A.device().new_queue();
+    const Queue& cq = s.comm_queue;
+    if (s.pack.rows() > 0) tessera::spmv(q, T(1), s.pack, x.local(), T(0), halo.send());
+    clock.lap(&PhaseTimes::local);
+    cq.wait(q.record());
+    detail::nccl_group_start(nccl);
+    for (std::size_t k = 0; k < s.recv_ranks.size(); ++k)
+      detail::nccl_recv(nccl, detail::device_pointer(halo.recv()) + s.recv_displs[k],
+                        static_cast<std::size_t>(s.recv_counts[k]), sizeof(T), s.recv_ranks[k], cq);
+    for (std::size_t k = 0; k < s.send_ranks.size(); ++k)
+      detail::nccl_send(nccl, detail::device_pointer(halo.send()) + s.send_displs[k],
+                        static_cast<std::size_t>(s.send_counts[k]), sizeof(T), s.send_ranks[k], cq);
+    detail::nccl_group_end(nccl);
+    if (detail::timing_on()) cq.synchronize();
+    clock.lap(&PhaseTimes::halo);
+    tessera::spmv(q, alpha, s.diag, x.local(), beta, y.local());
+    clock.lap(&PhaseTimes::local);
+    q.wait(cq.record());
+    if (s.offd.rows() > 0) tessera::spmv(q, alpha, s.offd, halo.recv(), T(1), y.local());
+    clock.lap(&PhaseTimes::local);
+    if (detail::timing_on()) ++detail::times().spmvs;
+    return;
+  }
   const MPI_Datatype type = detail::mpi_type<T>();
   std::vector<MPI_Request> requests(s.recv_ranks.size() + s.send_ranks.size(), MPI_REQUEST_NULL);
   // 1. Receives first, so no message waits for its buffer.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collective.hpp"
+#include "partition_access.hpp"
 #include "tessera/errors.hpp"
 
 namespace tessera::mpi {
@@ -14,7 +15,11 @@ struct RowPartition::State {
   MPI_Comm comm = MPI_COMM_NULL;
   int ranks = 0, rank = 0;
   std::vector<std::int64_t> offsets;
+  // Filled by the operations (the transport); the partition is shared, so copies see it. The
+  // NCCL communicator is destroyed before the MPI communicator it was bootstrapped from.
+  mutable detail::PartitionSlots slots;
   ~State() {
+    slots.nccl.reset();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
@@ -123,6 +128,11 @@ RowPartition RowPartition::by_nonzeros(MPI_Comm comm, const std::vector<std::int
     }
   });
   return from_sizes(comm, sizes, rows);
+}
+
+detail::PartitionSlots& detail::partition_slots(const RowPartition& p) {
+  if (!p.st_) throw InvalidArgument("tessera::mpi: the partition is empty (default-constructed)");
+  return p.st_->slots;
 }
 
 MPI_Comm RowPartition::comm() const { return st_ ? st_->comm : MPI_COMM_NULL; }

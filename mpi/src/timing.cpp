@@ -1,6 +1,10 @@
 // The phase times (one set per process: MPI ranks are processes) and the transport's name.
 #include "timing.hpp"
 
+#include <cstdlib>
+
+#include "nccl.hpp"
+
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -32,6 +36,11 @@ bool cuda_aware_mpi() {
 std::string transport(const Device& device) {
   const std::string& b = device.info().backend;
   if (b == "cpu" || b == "reference") return "host memory (no staging)";
+  const char* env = std::getenv("TESSERA_MPI_TRANSPORT");
+  std::string nccl;
+  if (b == "cuda" && !(env != nullptr && std::string(env) == "mpi") && detail::nccl_loadable(&nccl))
+    return "NCCL when every rank is on cuda (" + nccl + "), else " +
+           (cuda_aware_mpi() ? "CUDA-aware MPI (device pointers)" : "host-staged (MPI is not CUDA-aware)");
   if (b == "cuda") return cuda_aware_mpi() ? "CUDA-aware MPI (device pointers)" : "host-staged (MPI is not CUDA-aware)";
   return "host-staged";
 }

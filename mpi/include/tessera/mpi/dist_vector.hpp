@@ -2,6 +2,7 @@
 /// DistVector<T>: a vector whose rows are spread over the ranks of an MPI communicator.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -47,7 +48,7 @@ class DistVector {
  private:
   RowPartition part_;
   Vector<T> local_;
-  mutable std::shared_ptr<Scalar<T>[]> partials_;
+  mutable std::shared_ptr<std::array<Scalar<T>, 2>> partials_;
 };
 
 /// The solver-space hooks (lib/src/solve/driver.hpp): a new vector shaped as v on the same

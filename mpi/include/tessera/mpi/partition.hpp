@@ -11,6 +11,12 @@
 
 namespace tessera::mpi {
 
+class RowPartition;
+namespace detail {
+struct PartitionSlots;
+PartitionSlots& partition_slots(const RowPartition& p);
+}  // namespace detail
+
 /// Contiguous row blocks over the ranks of a communicator: rank r owns rows [begin(r), end(r)).
 /// Every constructor is collective (every rank of the communicator calls it, with the arguments
 /// its documentation names) and checks its arguments on every rank: a bad one throws the same
@@ -60,6 +66,7 @@ class RowPartition {
 
  private:
   struct State;
+  friend detail::PartitionSlots& detail::partition_slots(const RowPartition& p);
   static RowPartition make(MPI_Comm comm, std::vector<std::int64_t> offsets);
   std::shared_ptr<const State> st_;
 };
