@@ -32,16 +32,21 @@ std::vector<Row> run_petsc(const Config& c) {
   CHECK_PETSC(PetscOptionsSetValue(nullptr, "-vec_type", "standard"));
   CHECK_PETSC(PetscInitializeNoArguments());
   const std::int64_t nz = global_nz(c, ranks);
-  const auto h = tessera::laplacian_3d<double>(c.n, c.n, nz);
-  const auto part = tessera::mpi::RowPartition::uniform(MPI_COMM_WORLD, h.rows);
+  const auto part = tessera::mpi::RowPartition::uniform(MPI_COMM_WORLD, c.n * c.n * nz);
   const PetscInt b0 = static_cast<PetscInt>(part.local_begin()), m = static_cast<PetscInt>(part.local_size());
+  // The same rows as Tessera's (laplacian_rows), row_ptr local, columns global.
+  const auto h = [&] {
+    auto l = laplacian_rows(c.n, c.n, nz, b0, b0 + m);
+    l.rows = part.size();
+    return l;
+  }();
   Mat A;
   CHECK_PETSC(MatCreateAIJ(PETSC_COMM_WORLD, m, m, static_cast<PetscInt>(h.rows), static_cast<PetscInt>(h.rows), 7,
                            nullptr, 6, nullptr, &A));
-  for (PetscInt r = b0; r < b0 + m; ++r) {
-    const PetscInt len = h.row_ptr[r + 1] - h.row_ptr[r];
-    std::vector<PetscInt> cols(h.col_idx.begin() + h.row_ptr[r], h.col_idx.begin() + h.row_ptr[r + 1]);
-    CHECK_PETSC(MatSetValues(A, 1, &r, len, cols.data(), h.values.data() + h.row_ptr[r], INSERT_VALUES));
+  for (PetscInt i = 0; i < m; ++i) {
+    const PetscInt r = b0 + i, len = h.row_ptr[i + 1] - h.row_ptr[i];
+    std::vector<PetscInt> cols(h.col_idx.begin() + h.row_ptr[i], h.col_idx.begin() + h.row_ptr[i + 1]);
+    CHECK_PETSC(MatSetValues(A, 1, &r, len, cols.data(), h.values.data() + h.row_ptr[i], INSERT_VALUES));
   }
   CHECK_PETSC(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   CHECK_PETSC(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));

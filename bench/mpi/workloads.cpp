@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 
 namespace tessera_bench_mpi {
 namespace {
@@ -49,6 +50,44 @@ Row measure(const std::string& workload, int count, std::int64_t rows, const tes
 
 std::int64_t global_nz(const Config& c, int ranks) { return c.weak ? c.n * ranks : c.n; }
 
+tessera::HostCsr<double> laplacian_rows(std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t begin,
+                                        std::int64_t end) {
+  tessera::HostCsr<double> h;
+  h.rows = end - begin;
+  h.cols = nx * ny * nz;
+  h.row_ptr.reserve(static_cast<std::size_t>(h.rows) + 1);
+  h.col_idx.reserve(static_cast<std::size_t>(h.rows) * 7);
+  h.values.reserve(static_cast<std::size_t>(h.rows) * 7);
+  for (std::int64_t i = begin; i < end; ++i) {
+    const std::int64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+    auto add = [&](bool inside, std::int64_t col, double v) {
+      if (!inside) return;
+      h.col_idx.push_back(static_cast<std::int32_t>(col));
+      h.values.push_back(v);
+    };
+    add(z > 0, i - nx * ny, -1.0);
+    add(y > 0, i - nx, -1.0);
+    add(x > 0, i - 1, -1.0);
+    add(true, i, 6.5);
+    add(x + 1 < nx, i + 1, -1.0);
+    add(y + 1 < ny, i + nx, -1.0);
+    add(z + 1 < nz, i + nx * ny, -1.0);
+    h.row_ptr.push_back(static_cast<std::int32_t>(h.col_idx.size()));
+  }
+  if (h.cols <= 40000) {  // the same matrix as the library's generator
+    const auto g = tessera::laplacian_3d<double>(nx, ny, nz);
+    const auto b = static_cast<std::size_t>(g.row_ptr[static_cast<std::size_t>(begin)]);
+    bool same = true;
+    for (std::int64_t r = 0; r <= h.rows; ++r)
+      same = same && h.row_ptr[static_cast<std::size_t>(r)] ==
+                         g.row_ptr[static_cast<std::size_t>(begin + r)] - static_cast<std::int32_t>(b);
+    for (std::size_t k = 0; same && k < h.col_idx.size(); ++k)
+      same = h.col_idx[k] == g.col_idx[b + k] && h.values[k] == g.values[b + k];
+    if (!same) throw std::runtime_error("laplacian_rows differs from tessera::laplacian_3d");
+  }
+  return h;
+}
+
 std::vector<Row> run_tessera(const Config& c) {
   std::vector<Row> rows;
   int ranks = 1;
@@ -56,9 +95,12 @@ std::vector<Row> run_tessera(const Config& c) {
   const tessera::Device dev = tessera::Device::open(c.device);
   const tessera::Queue q = dev.queue();
   const std::int64_t nz = global_nz(c, ranks);
-  const auto h = tessera::laplacian_3d<double>(c.n, c.n, nz);
-  const auto part = dm::RowPartition::uniform(MPI_COMM_WORLD, h.rows);
-  const auto A = dm::DistCsrMatrix<double>::from_global(dev, part, h);
+  const auto part = dm::RowPartition::uniform(MPI_COMM_WORLD, c.n * c.n * nz);
+  const auto A = dm::DistCsrMatrix<double>::from_local_rows(
+      dev, part, laplacian_rows(c.n, c.n, nz, part.local_begin(), part.local_begin() + part.local_size()));
+  struct {
+    std::int64_t rows;
+  } h{part.size()};
   dm::DistVector<double> x(dev, part), y(dev, part), b(dev, part);
   dm::fill(q, 1.0, x);
   for (const auto& w : c.workloads) {

@@ -30,6 +30,11 @@ struct Row {
 };
 
 std::int64_t global_nz(const Config& c, int ranks);
+// Rows [begin, end) of tessera::laplacian_3d(nx, ny, nz) (diagonal 6.5, neighbours -1, columns
+// ascending), global column indices: each rank builds only its rows, so 256^3 and larger fit.
+// For small grids it is checked against laplacian_3d (std::runtime_error on a difference).
+tessera::HostCsr<double> laplacian_rows(std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t begin,
+                                        std::int64_t end);
 std::vector<Row> run_tessera(const Config& c);
 #ifdef TESSERA_BENCH_PETSC
 std::vector<Row> run_petsc(const Config& c);
