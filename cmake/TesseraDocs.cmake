@@ -16,7 +16,8 @@ if(TESSERA_DOCS)
   set(TESSERA_DOXYFILE ${PROJECT_BINARY_DIR}/docs/Doxyfile)
   configure_file(${PROJECT_SOURCE_DIR}/docs/Doxyfile.in ${TESSERA_DOXYFILE} @ONLY)
   file(GLOB TESSERA_DOCS_INPUTS CONFIGURE_DEPENDS
-       ${PROJECT_SOURCE_DIR}/lib/include/tessera/*.hpp ${PROJECT_SOURCE_DIR}/docs/*.md
+       ${PROJECT_SOURCE_DIR}/lib/include/tessera/*.hpp ${PROJECT_SOURCE_DIR}/mpi/include/tessera/*.hpp
+       ${PROJECT_SOURCE_DIR}/mpi/include/tessera/mpi/*.hpp ${PROJECT_SOURCE_DIR}/docs/*.md
        ${PROJECT_SOURCE_DIR}/README.md)
   add_custom_target(tessera-docs
     COMMAND Doxygen::doxygen ${TESSERA_DOXYFILE}

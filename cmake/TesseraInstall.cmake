@@ -30,6 +30,24 @@ foreach(plugin opencl cuda)
   endif()
 endforeach()
 
+# The distributed component: its own export set, loaded by the package only when asked for
+# (find_package(tessera COMPONENTS mpi)), after MPI is found, so consumers without MPI never
+# need it.
+if(TARGET tessera-mpi)
+  set_target_properties(tessera-mpi PROPERTIES INSTALL_RPATH "$ORIGIN")
+  target_include_directories(tessera-mpi PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  install(TARGETS tessera-mpi EXPORT tesseraMpiTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/mpi/include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT tesseraMpiTargets NAMESPACE tessera:: DESTINATION ${TESSERA_INSTALL_CMAKEDIR})
+  if(TARGET tessera-bench-mpi)
+    set_target_properties(tessera-bench-mpi PROPERTIES INSTALL_RPATH "${tool_rpath}")
+    install(TARGETS tessera-bench-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+  list(APPEND TESSERA_INSTALLED_COMPONENTS mpi)
+endif()
+
 install(EXPORT tesseraTargets NAMESPACE tessera:: DESTINATION ${TESSERA_INSTALL_CMAKEDIR})
 get_target_property(tessera_type tessera TYPE)
 if(tessera_type STREQUAL "STATIC_LIBRARY")

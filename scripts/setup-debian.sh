@@ -14,9 +14,22 @@ packages=(
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
   # benchmark baselines: CPU (OpenBLAS, Eigen, oneDNN) and OpenCL (CLBlast, ViennaCL)
   libopenblas-dev libeigen3-dev libdnnl-dev libclblast-dev libviennacl-dev
+  # the distributed component (tessera::mpi) on Debian's OpenMPI, and PETSc, the baseline of
+  # tessera-bench-mpi (KSPCG + Jacobi). Its NCCL transport for cuda ranks needs nccl.h at build
+  # time only (libnccl.so.2 is opened at run time): the CUDA toolkit's when it has one, else the
+  # PyPI wheel, installed on request (TESSERA_SETUP_NCCL=1, below) into .deps/nccl; configure
+  # with -DTESSERA_NCCL_ROOT=$PWD/.deps/nccl/nvidia/nccl.
+  libopenmpi-dev openmpi-bin petsc-dev
   # headless browser that renders the bench's HTML report in a test
   chromium
 )
+
+# NCCL headers and library from the nvidia-nccl-cu13 wheel (not a Debian package).
+if [[ ${TESSERA_SETUP_NCCL:-0} == 1 ]]; then
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  python3 -m pip install --quiet --target "$root/.deps/nccl" nvidia-nccl-cu13
+  echo "setup: NCCL in $root/.deps/nccl/nvidia/nccl (-DTESSERA_NCCL_ROOT=$root/.deps/nccl/nvidia/nccl)"
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -30,6 +30,13 @@ for dev in "${devices[@]}"; do
   TESSERA_DEVICE=$dev "${emulator[@]}" "$work/make-consumer"
 done
 
+# The distributed component, where it was built: find_package(tessera COMPONENTS mpi), 2 ranks.
+if compgen -G "$work/prefix/lib*/libtessera-mpi.so*" > /dev/null && [[ -z ${TESSERA_TEST_EMULATOR:-} ]]; then
+  cmake -S "$src/tests/downstream/mpi" -B "$work/mpi-build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  cmake --build "$work/mpi-build" >/dev/null
+  OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np 2 "$work/mpi-build/mpi-consumer"
+fi
+
 # Relocation: move the whole prefix; the consumer is pointed at the new lib folder.
 mv "$work/prefix" "$work/moved"
 libdir=$(dirname "$(find "$work/moved" -name 'libtessera.so.*' | head -n 1)")

@@ -44,34 +44,7 @@ std::string describe(double value) {
   return buf;
 }
 
-template <class T>
-void check_arguments(const char* op, const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
-                     const Preconditioner<T>* M, const SolveOptions& o) {
-  const std::string name(op);
-  if (!A.device() || !b.device() || !x.device() || !q)
-    throw InvalidArgument(name + ": an operand or the queue is empty (default-constructed)");
-  const Device& d = A.device();
-  auto same = [&](const Device& other, const char* what) {
-    if (other != d)
-      throw DeviceMismatch(name + ": " + what + " lives on " + other.spec() + ", A on " + d.spec() +
-                           "; move them to one device first");
-  };
-  same(b.device(), "b");
-  same(x.device(), "x");
-  same(q.device(), "the queue");
-  if (M != nullptr) same(M->device(), "the preconditioner");
-  if (A.rows() != A.cols())
-    throw DimensionMismatch(name + ": A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
-                            ", expected a square matrix");
-  if (b.size() != A.rows() || x.size() != A.rows())
-    throw DimensionMismatch(name + ": A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
-                            ", b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
-                            " elements, expected " + std::to_string(A.rows()));
-  if (M != nullptr && M->size() != A.rows())
-    throw DimensionMismatch(name + ": the preconditioner is for " + std::to_string(M->size()) +
-                            " unknowns, A has " + std::to_string(A.rows()));
-  if (b.storage() == x.storage() && b.offset() < x.offset() + x.size() && x.offset() < b.offset() + b.size())
-    throw InvalidArgument(name + ": x shares storage with b; x is overwritten, pass a separate vector");
+void check_options(const std::string& name, const SolveOptions& o) {
   if (!(o.rel_tol >= 0) || !(o.abs_tol >= 0))
     throw InvalidArgument(name + ": tolerances must be >= 0 (rel_tol " + describe(o.rel_tol) + ", abs_tol " +
                           describe(o.abs_tol) + ")");
@@ -81,10 +54,6 @@ void check_arguments(const char* op, const Queue& q, const CsrMatrix<T>& A, cons
                           std::to_string(o.restart) + ")");
 }
 
-template void check_arguments<float>(const char*, const Queue&, const CsrMatrix<float>&, const Vector<float>&,
-                                     const Vector<float>&, const Preconditioner<float>*, const SolveOptions&);
-template void check_arguments<double>(const char*, const Queue&, const CsrMatrix<double>&, const Vector<double>&,
-                                      const Vector<double>&, const Preconditioner<double>*, const SolveOptions&);
 }  // namespace solve_detail
 
 template SolveResult solve<float>(SolverKind, const Queue&, const CsrMatrix<float>&, const Vector<float>&,

@@ -2,6 +2,12 @@
 // history, the final true residual, and (for the short-recurrence methods CG and BiCGSTAB) the
 // loop itself with its save / replay handling of breakdown. GMRES has its own loop (its
 // residual comes from the host's least-squares problem) but uses the rest.
+//
+// The short-recurrence methods and this driver are templates over a "space": a matrix type, a
+// vector type and a preconditioner type whose operations (spmv, dot, axpy, ..., and the two
+// hooks below, like and shares_elements) are found by overload resolution and argument-
+// dependent lookup. libtessera instantiates them for CsrMatrix / Vector / Preconditioner, the
+// tessera::mpi component for its distributed types: one code path for both.
 #pragma once
 
 #include <algorithm>
@@ -20,10 +26,61 @@ inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Throws the documented errors before anything is written (solve.hpp).
+std::string describe(double value);  // "1.5e-07", "0", "nan", "inf"
+
+// The space hooks for one device's vectors: a new vector shaped as v (contents unspecified),
+// and whether two vectors share elements.
 template <class T>
-void check_arguments(const char* op, const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
-                     const Preconditioner<T>* M, const SolveOptions& o);
+Vector<T> like(const Vector<T>& v) {
+  return Vector<T>(v.device(), v.size());
+}
+template <class T>
+bool shares_elements(const Vector<T>& a, const Vector<T>& b) {
+  return a.storage() == b.storage() && a.offset() < b.offset() + b.size() && b.offset() < a.offset() + a.size();
+}
+
+// The seconds the check interval is chosen from: on one device, those measured; a distributed
+// space returns the same value on every process (its hook), so all check at the same iterations.
+template <class T>
+double agreed_seconds(const Vector<T>&, double seconds) {
+  return seconds;
+}
+
+// Throws InvalidArgument for SolveOptions out of range (solve.hpp).
+void check_options(const std::string& name, const SolveOptions& o);
+
+// Throws the documented errors before anything is written (solve.hpp). Sizes are the global
+// ones of the space (rows(), cols(), size()); devices those of this process.
+template <class Mat, class Vec, class Pre>
+void check_arguments(const char* op, const Queue& q, const Mat& A, const Vec& b, const Vec& x, const Pre* M,
+                     const SolveOptions& o) {
+  const std::string name(op);
+  if (!A.device() || !b.device() || !x.device() || !q)
+    throw InvalidArgument(name + ": an operand or the queue is empty (default-constructed)");
+  const Device& d = A.device();
+  auto same = [&](const Device& other, const char* what) {
+    if (other != d)
+      throw DeviceMismatch(name + ": " + what + " lives on " + other.spec() + ", A on " + d.spec() +
+                           "; move them to one device first");
+  };
+  same(b.device(), "b");
+  same(x.device(), "x");
+  same(q.device(), "the queue");
+  if (M != nullptr) same(M->device(), "the preconditioner");
+  if (A.rows() != A.cols())
+    throw DimensionMismatch(name + ": A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                            ", expected a square matrix");
+  if (b.size() != A.rows() || x.size() != A.rows())
+    throw DimensionMismatch(name + ": A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                            ", b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
+                            " elements, expected " + std::to_string(A.rows()));
+  if (M != nullptr && M->size() != A.rows())
+    throw DimensionMismatch(name + ": the preconditioner is for " + std::to_string(M->size()) +
+                            " unknowns, A has " + std::to_string(A.rows()));
+  if (shares_elements(b, x))
+    throw InvalidArgument(name + ": x shares storage with b; x is overwritten, pass a separate vector");
+  check_options(name, o);
+}
 
 // Reads a device value in the replay after a non-finite check; remembers the first quantity
 // that broke down (exactly zero where it divides) or is not finite.
@@ -102,12 +159,12 @@ inline void record(SolveResult& r, const SolveOptions& o, std::int64_t iteration
   r.history_iterations.push_back(iteration);
   r.history.push_back(residual);
 }
-std::string describe(double value);  // "1.5e-07", "0", "nan", "inf"
-
 // ||b - A x||, one spmv and one wait.
-template <class T>
-double true_residual(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x) {
-  Vector<T> r = b.clone(q);
+template <class Mat, class Vec>
+double true_residual(const Queue& q, const Mat& A, const Vec& b, const Vec& x) {
+  using T = typename Vec::value_type;
+  Vec r = like(b);
+  copy(q, b, r);
   spmv(q, T(-1), A, x, T(1), r);
   Scalar<T> n(A.device());
   norm2(q, r, n);
@@ -115,9 +172,9 @@ double true_residual(const Queue& q, const CsrMatrix<T>& A, const Vector<T>& b, 
 }
 
 // ||b||, with the result's tolerance; false (and the result filled) when b is not finite.
-template <class T>
-bool measure_rhs(const Queue& q, const Vector<T>& b, const SolveOptions& o, SolveResult& r) {
-  Scalar<T> n(b.device());
+template <class Vec>
+bool measure_rhs(const Queue& q, const Vec& b, const SolveOptions& o, SolveResult& r) {
+  Scalar<typename Vec::value_type> n(b.device());
   norm2(q, b, n);
   r.rhs_norm = static_cast<double>(n.get(q));
   r.tolerance = std::max(o.rel_tol * r.rhs_norm, o.abs_tol);
@@ -127,9 +184,9 @@ bool measure_rhs(const Queue& q, const Vector<T>& b, const SolveOptions& o, Solv
 }
 
 // The loop of CG and BiCGSTAB (solve.hpp describes what it guarantees).
-template <class T>
-SolveResult run_method(const Queue& q, Method<T>& m, const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
-                       const Preconditioner<T>* M, const SolveOptions& o) {
+template <class T, class Mat, class Vec, class Pre>
+SolveResult run_method(const Queue& q, Method<T>& m, const Mat& A, const Vec& b, const Vec& x, const Pre* M,
+                       const SolveOptions& o) {
   const auto t_setup = Clock::now();
   SolveResult r;
   if (M != nullptr) r.preconditioner_seconds = M->setup_seconds();
@@ -146,7 +203,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const CsrMatrix<T>& A, cons
   m.save(q);
   q.synchronize();
   (void)m.residual_squared().get(q);
-  Interval interval(o.check_every, seconds_since(t));
+  Interval interval(o.check_every, agreed_seconds(b, seconds_since(t)));
   r.check_every = interval.next();
   r.setup_seconds = seconds_since(t_setup);
 
@@ -212,7 +269,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const CsrMatrix<T>& A, cons
     }
     m.save(q);
     saved_it = it;
-    interval.update(it, seconds_since(t_solve), checks);
+    interval.update(it, agreed_seconds(b, seconds_since(t_solve)), checks);
   }
   r.iterations = it;
   r.graph = steps_run.used();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "solve/driver.hpp"
+#include "solve/jacobi_diagonal.hpp"
 
 namespace tessera {
 
@@ -17,13 +18,8 @@ Jacobi<T>::Jacobi(const Queue& q, const CsrMatrix<T>& A) {
     throw DimensionMismatch("Jacobi: A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
                             ", expected a square matrix");
   const std::vector<T> d = A.host_diagonal();
-  for (std::size_t i = 0; i < d.size(); ++i)
-    if (d[i] == T(0))
-      throw InvalidArgument("Jacobi: the diagonal entry of row " + std::to_string(i) +
-                            " is missing or zero (rows counted from 0); Jacobi needs a nonzero diagonal");
-  inverse_diagonal_ = Vector<T>(A.device(), A.rows());
-  inverse_diagonal_.upload(q, d.data(), A.rows(), true);
-  reciprocal(q, inverse_diagonal_, inverse_diagonal_);
+  solve_detail::check_jacobi_diagonal("Jacobi", d, 0);
+  inverse_diagonal_ = solve_detail::inverse_diagonal(q, d);
   seconds_ = solve_detail::seconds_since(t0);
 }
 

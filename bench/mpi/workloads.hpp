@@ -1,0 +1,43 @@
+// The measured workloads of tessera-bench-mpi and the row each gives.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/generate.hpp"
+#include "tessera/mpi.hpp"
+
+namespace tessera_bench_mpi {
+
+struct Config {
+  std::string device = "cpu";
+  std::int64_t n = 128;   // the Laplacian / grid is n x n x nz
+  bool weak = false;      // nz = n * ranks (fixed rows per rank) instead of n
+  int repeat = 20;        // SpMVs timed
+  int iterations = 50;    // CG iterations timed
+  int steps = 20;         // stencil steps timed
+  std::vector<std::string> workloads{"spmv", "stencil", "cg"};
+};
+
+// One measured line: seconds per operation (the slowest rank's), and its split (the slowest
+// rank's per phase), and a check value to compare implementations.
+struct Row {
+  std::string workload, impl;
+  int ranks = 1;
+  std::int64_t rows = 0;
+  double seconds = 0, local = 0, halo = 0, allreduce = 0;
+  std::string check;
+};
+
+std::int64_t global_nz(const Config& c, int ranks);
+// Rows [begin, end) of tessera::laplacian_3d(nx, ny, nz) (diagonal 6.5, neighbours -1, columns
+// ascending), global column indices: each rank builds only its rows, so 256^3 and larger fit.
+// For small grids it is checked against laplacian_3d (std::runtime_error on a difference).
+tessera::HostCsr<double> laplacian_rows(std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t begin,
+                                        std::int64_t end);
+std::vector<Row> run_tessera(const Config& c);
+#ifdef TESSERA_BENCH_PETSC
+std::vector<Row> run_petsc(const Config& c);
+#endif
+
+}  // namespace tessera_bench_mpi

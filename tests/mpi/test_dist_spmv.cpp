@@ -1,0 +1,135 @@
+// The distributed SpMV against spmv on one device over the whole matrix.
+#include "support.hpp"
+
+using namespace tessera;
+using namespace tessera_mpi_test;
+namespace dm = tessera::mpi;
+
+namespace {
+
+// y = alpha A x + beta y, distributed, and the bound it must meet. The distributed row sum adds
+// the diagonal block's products, then the off-diagonal block's: the same k terms (plus beta y)
+// in another order, so both results lie within gamma_{k+1} (|alpha| |A| |x| + |beta| |y|)_i of
+// the exact value, and within twice that of each other.
+template <class T>
+void check_spmv(const Device& dev, const dm::RowPartition& part, const HostCsr<T>& h, const char* what) {
+  CAPTURE(what);
+  const Queue q = dev.queue();
+  const auto gx = tessera_test::random_vector<T>(static_cast<std::size_t>(h.cols), 31);
+  const auto gy = tessera_test::random_vector<T>(static_cast<std::size_t>(h.rows), 32);
+  const T alpha = T(1.5), beta = T(-0.75);
+  const auto A = dm::DistCsrMatrix<T>::from_global(dev, part, h);
+  auto x = dm::DistVector<T>::from_global(dev, part, gx), y = dm::DistVector<T>::from_global(dev, part, gy);
+  dm::spmv(q, alpha, A, x, beta, y);
+  const auto got = y.to_global();
+
+  const auto S = CsrMatrix<T>::from_host(dev, h);
+  auto X = Vector<T>::from_host(dev, gx), Y = Vector<T>::from_host(dev, gy);
+  spmv(q, alpha, S, X, beta, Y);
+  const auto ref = Y.to_host();
+  std::vector<double> bound(ref.size());
+  for (std::int64_t i = 0; i < h.rows; ++i) {
+    double s = std::abs(double(beta) * gy[i]);
+    for (std::int32_t k = h.row_ptr[i]; k < h.row_ptr[i + 1]; ++k)
+      s += std::abs(double(alpha) * h.values[k] * gx[h.col_idx[k]]);
+    bound[i] = 2 * tessera_test::gamma_bound<T>(h.row_ptr[i + 1] - h.row_ptr[i] + 1) * s;
+  }
+  CHECK(tessera_test::check_close(got, ref, bound, what));
+  // Again on the same input: the halo plan and its buffers are reused, the bits are the same.
+  auto y2 = dm::DistVector<T>::from_global(dev, part, gy);
+  dm::spmv(q, alpha, A, x, beta, y2);
+  CHECK(tessera_test::check_bitwise(y2.to_global(), got, "second spmv"));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("mpi spmv: random, Laplacian and banded matrices, uniform and uneven partitions", T, float, double) {
+  const Device dev = rank_device();
+  for (const auto& [name, part] : partitions(613)) {
+    CAPTURE(name);
+    check_spmv<T>(dev, part, random_csr<T>(613, 613, 0, 17, 7), "random 613");
+  }
+  const auto lap = laplacian_3d<T>(9, 8, 7);
+  for (const auto& [name, part] : partitions(lap.rows)) {
+    CAPTURE(name);
+    check_spmv<T>(dev, part, lap, "laplacian 9x8x7");
+  }
+  for (const auto& [name, part] : partitions(0)) check_spmv<T>(dev, part, HostCsr<T>{}, "empty");
+}
+
+TEST_CASE("mpi spmv: one rank is bit-identical to one device; the halo plan is as the structure says") {
+  const Device dev = rank_device();
+  const Queue q = dev.queue();
+  const auto h = laplacian_2d<double>(23, 19);
+  const auto part = dm::RowPartition::uniform(MPI_COMM_WORLD, h.rows);
+  const auto A = dm::DistCsrMatrix<double>::from_global(dev, part, h);
+  CHECK(A.nnz() == h.nnz());
+  // A 5-point Laplacian on a row-major grid: rank blocks of >= nx rows touch only their
+  // neighbours' boundary rows.
+  std::int64_t ghosts_expected = 0;
+  const std::int64_t b = part.local_begin(), e = b + part.local_size();
+  std::vector<int> expect_ranks;
+  for (std::int64_t c = 0; c < h.rows; ++c) {
+    if (c >= b && c < e) continue;
+    bool touched = false;
+    for (std::int64_t r = b; r < e && !touched; ++r)
+      for (std::int32_t k = h.row_ptr[r]; k < h.row_ptr[r + 1]; ++k) touched |= h.col_idx[k] == c;
+    if (touched) {
+      ++ghosts_expected;
+      const int o = part.owner(c);
+      if (expect_ranks.empty() || expect_ranks.back() != o) expect_ranks.push_back(o);
+    }
+  }
+  CHECK(static_cast<std::int64_t>(A.ghost_columns().size()) == ghosts_expected);
+  CHECK(A.receive_ranks() == expect_ranks);
+  CHECK(A.send_ranks() == expect_ranks);  // symmetric structure: send to whom you receive from
+  if (world_size() == 1) {
+    const auto gx = tessera_test::random_vector<double>(static_cast<std::size_t>(h.rows), 3);
+    auto x = dm::DistVector<double>::from_global(dev, part, gx), y = dm::DistVector<double>(dev, part);
+    dm::spmv(q, 1.0, A, x, 0.0, y);
+    const auto S = CsrMatrix<double>::from_host(dev, h);
+    auto X = Vector<double>::from_host(dev, gx), Y = Vector<double>(dev, h.rows);
+    spmv(q, 1.0, S, X, 0.0, Y);
+    CHECK(tessera_test::check_bitwise(y.to_global(), Y.to_host(), "1 rank"));
+  }
+}
+
+TEST_CASE("mpi spmv: a rank with no ghosts (block-diagonal matrix) exchanges nothing") {
+  const Device dev = rank_device();
+  const auto part = dm::RowPartition::from_sizes(MPI_COMM_WORLD, uneven_sizes(200, world_size()), 200);
+  // Each rank's rows touch only its own columns.
+  HostCsr<double> h;
+  h.rows = h.cols = 200;
+  for (std::int64_t r = 0; r < 200; ++r) {
+    const int o = part.owner(r);
+    for (std::int64_t c = std::max(part.begin(o), r - 2); c < std::min(part.end(o), r + 3); ++c) {
+      h.col_idx.push_back(static_cast<std::int32_t>(c));
+      h.values.push_back(c == r ? 4.0 : -1.0 / (1 + c + r));
+    }
+    h.row_ptr.push_back(static_cast<std::int32_t>(h.col_idx.size()));
+  }
+  const auto A = dm::DistCsrMatrix<double>::from_global(dev, part, h);
+  CHECK(A.ghost_columns().empty());
+  CHECK(A.receive_ranks().empty());
+  CHECK(A.send_ranks().empty());
+  check_spmv<double>(dev, part, h, "block diagonal");
+}
+
+TEST_CASE_TEMPLATE("mpi spmv: matrices of the shared collection, read in parallel", T, float, double) {
+  const Device dev = rank_device();
+  for (const char* name : {"494_bus.mtx", "bcsstk13.mtx.gz", "cage10.mtx.gz", "gre_1107.mtx"}) {
+    const std::string path = matrix_path(name);
+    if (path.empty()) {
+      if (world_rank() == 0) MESSAGE("skipped: " << name << " is not in the shared matrix folder");
+      continue;
+    }
+    CAPTURE(name);
+    const auto h = read_matrix_market<T>(path);
+    for (const auto balance : {dm::Balance::nonzeros, dm::Balance::rows}) {
+      const auto A = dm::DistCsrMatrix<T>::read_matrix_market(dev, MPI_COMM_WORLD, path, balance);
+      CHECK(A.rows() == h.rows);
+      CHECK(A.nnz() == h.nnz());
+      check_spmv<T>(dev, A.partition(), h, name);
+    }
+  }
+}
