@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -222,6 +223,38 @@ void check_stencil() {
   }
 }
 
+// The general stencil's row kernel (per-axis coefficients, every face kind, a source) against
+// the reference; S = |centre| + 2 sum |c| = 1 as above, the source counted as one more term.
+template <class T>
+void check_stencil_general() {
+  using B = StencilBoundary;
+  const std::array<B, 6> face_sets[] = {{B::neumann, B::dirichlet, B::periodic, B::periodic, B::dirichlet, B::neumann},
+                                        {B::periodic, B::periodic, B::neumann, B::dirichlet, B::periodic, B::periodic}};
+  for (int r = 1; r <= StencilSpec::max_radius; ++r)
+    for (const int ndim : {2, 3})
+      for (const auto& faces : face_sets) {
+        const std::int64_t nx = 37 + r, ny = 2 * r + 5, nz = ndim == 3 ? r + 6 : 1;
+        INFO("ndim " << ndim << ", radius " << r);
+        const int terms = 2 + 2 * ndim * r;
+        const T c = static_cast<T>(0.5 / (terms - 2));
+        StarStencil<T> s(T(0.5), std::vector<T>(static_cast<std::size_t>(r), c), std::vector<T>(static_cast<std::size_t>(r), -c),
+                         ndim == 3 ? std::vector<T>(static_cast<std::size_t>(r), T(0.5) * c) : std::vector<T>{});
+        s.faces = faces;
+        s.source = T(0.125);
+        const auto h0 = tessera_test::random_vector<T>(static_cast<std::size_t>(nx * ny * nz), 29);
+        auto make = [&](const Device& dev) {
+          return ndim == 3 ? Grid<T>::from_host(dev, nx, ny, nz, h0) : Grid<T>::from_host(dev, nx, ny, h0);
+        };
+        auto g = make(cpu());
+        auto rg = make(ref());
+        stencil(s, g, 3);
+        stencil(s, rg, 3);
+        tessera_test::check_close(g.to_host(), rg.to_host(),
+                                  3 * gamma_bound<T>(terms + 1) * (tessera_test::max_abs_of(h0) + 3 * 0.125),
+                                  "general stencil");
+      }
+}
+
 }  // namespace
 
 TEST_CASE("cpu targets: listed, current, forced one at a time") {
@@ -301,6 +334,10 @@ TEST_CASE_TEMPLATE("cpu targets: sptrsv on every target", T, float, double) {
 
 TEST_CASE_TEMPLATE("cpu targets: stencil on every target", T, float, double) {
   for_each_target([](const std::string&) { check_stencil<T>(); });
+}
+
+TEST_CASE_TEMPLATE("cpu targets: general stencil on every target", T, float, double) {
+  for_each_target([](const std::string&) { check_stencil_general<T>(); });
 }
 
 TEST_CASE("cpu sptrsv: a missing or zero diagonal names the row") {

@@ -21,6 +21,7 @@
 #include "tessera/dense_matrix.hpp"
 #include "tessera/grid.hpp"
 #include "tessera/queue.hpp"
+#include "tessera/stencil.hpp"
 #include "tessera/tensor.hpp"
 #include "tessera/types.hpp"
 #include "tessera/vector.hpp"
@@ -165,6 +166,17 @@ void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps);
 /// stencil on q.
 template <class T>
 void stencil(const Queue& q, const std::vector<T>& coeffs, Grid<T>& u, int steps);
+/// `steps` time steps of the general star stencil `s` (per-axis coefficients, a boundary kind
+/// per face, a source; semantics in StarStencil, stencil.hpp), applied to u in place. Throws
+/// InvalidArgument (nothing written) for coefficient counts that do not match the grid, a
+/// radius outside 1..4, a face outside StencilBoundary, one periodic face of an axis without
+/// the other, a neumann or periodic face on an axis shorter than the radius, or steps < 0.
+/// `stencil(coeffs, u, steps)` is the isotropic all-Dirichlet case without a source.
+template <class T>
+void stencil(const StarStencil<T>& s, Grid<T>& u, int steps);
+/// stencil with a StarStencil, on q.
+template <class T>
+void stencil(const Queue& q, const StarStencil<T>& s, Grid<T>& u, int steps);
 
 // ---- convolution ----
 /// 2D single-channel cross-correlation of image (H x W) with a K x K filter; see ConvMode for
