@@ -467,6 +467,35 @@ TEST_CASE_TEMPLATE("bad input: stencil coefficient count and steps", T, float, d
   }
 }
 
+TEST_CASE_TEMPLATE("bad input: spmm shapes and aliasing", T, float, double) {
+  for (const Device& d : all_devices()) {
+    INFO("device " << d.spec());
+    HostCsr<T> h;
+    h.rows = 4;
+    h.cols = 3;
+    h.row_ptr = {0, 1, 2, 2, 3};
+    h.col_idx = {0, 2, 1};
+    h.values = {T(1), T(2), T(3)};
+    const auto A = CsrMatrix<T>::from_host(d, h);
+    const auto X = sentinel_matrix<T>(d, 3, 5);
+    auto Y = sentinel_matrix<T>(d, 4, 5);
+    const auto X_rows = sentinel_matrix<T>(d, 4, 5);
+    EXPECT_ERROR(DimensionMismatch, "spmm X with A.rows rows", spmm(T(1), A, X_rows, T(0), Y));
+    auto Y_rows = sentinel_matrix<T>(d, 3, 5);
+    EXPECT_ERROR(DimensionMismatch, "spmm Y with A.cols rows", spmm(T(1), A, X, T(0), Y_rows));
+    check_unchanged(Y_rows, "spmm Y with A.cols rows");
+    const auto X_k = sentinel_matrix<T>(d, 3, 4);
+    EXPECT_ERROR(DimensionMismatch, "spmm X and Y with different k", spmm(T(1), A, X_k, T(0), Y));
+    // X and Y overlapping blocks of one matrix.
+    auto big = sentinel_matrix<T>(d, 8, 5);
+    auto Yb = big.block(2, 0, 4, 5);
+    EXPECT_ERROR(InvalidArgument, "spmm X and Y overlapping", spmm(T(1), A, big.block(0, 0, 3, 5), T(0), Yb));
+    check_unchanged(big, "spmm X and Y overlapping");
+    check_unchanged(Y, "spmm");
+    check_usable<T>(d);
+  }
+}
+
 TEST_CASE_TEMPLATE("bad input: general stencil (coefficient counts, faces, radius beyond the grid)", T, float,
                    double) {
   using B = StencilBoundary;

@@ -223,6 +223,32 @@ void check_stencil() {
   }
 }
 
+// The spmm row kernel on every target: k covering full vectors, every capped tail and passes
+// of four vectors; bound as test_ops_spmm.cpp's (gamma of the longest row + 2, on magnitudes).
+template <class T>
+void check_spmm() {
+  const HostCsr<T> h = tessera_test::local_random_csr<T>(70, 53, 0, 11, 17, true, 0.1);
+  const HostCsr<T> abs_h = tessera_test::abs_values(h);
+  for (const std::int64_t k : {1, 3, 7, 8, 17, 31, 64}) {
+    INFO("k " << k);
+    const auto hx = tessera_test::random_vector<T>(static_cast<std::size_t>(53 * k), 18);
+    const auto hy = tessera_test::random_vector<T>(static_cast<std::size_t>(70 * k), 19);
+    auto run = [&](const Device& dev, const HostCsr<T>& m, std::vector<T> x, std::vector<T> y, T a, T b) {
+      const auto A = CsrMatrix<T>::from_host(dev, m);
+      const auto X = DenseMatrix<T>::from_host(dev, 53, k, x);
+      auto Y = DenseMatrix<T>::from_host(dev, 70, k, y);
+      spmm(a, A, X, b, Y);
+      return Y.to_host();
+    };
+    const auto got = run(cpu(), h, hx, hy, T(1.5), T(-0.5));
+    const auto want = run(ref(), h, hx, hy, T(1.5), T(-0.5));
+    const auto mag = run(ref(), abs_h, tessera_test::abs_of(hx), tessera_test::abs_of(hy), T(1.5), T(0.5));
+    std::vector<double> bound(mag.size());
+    for (std::size_t i = 0; i < mag.size(); ++i) bound[i] = gamma_bound<T>(13) * static_cast<double>(mag[i]);
+    tessera_test::check_close(got, want, bound, "spmm");
+  }
+}
+
 // The general stencil's row kernel (per-axis coefficients, every face kind, a source) against
 // the reference; S = |centre| + 2 sum |c| = 1 as above, the source counted as one more term.
 template <class T>
@@ -334,6 +360,10 @@ TEST_CASE_TEMPLATE("cpu targets: sptrsv on every target", T, float, double) {
 
 TEST_CASE_TEMPLATE("cpu targets: stencil on every target", T, float, double) {
   for_each_target([](const std::string&) { check_stencil<T>(); });
+}
+
+TEST_CASE_TEMPLATE("cpu targets: spmm on every target", T, float, double) {
+  for_each_target([](const std::string&) { check_spmm<T>(); });
 }
 
 TEST_CASE_TEMPLATE("cpu targets: general stencil on every target", T, float, double) {

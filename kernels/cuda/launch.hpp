@@ -197,6 +197,14 @@ struct GemmProblem {
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
 
+// ---------------------------------------------------------------- spmm (CSR x dense)
+// Y = alpha A X + beta Y, X and Y row-major (leading dimensions ldx, ldy), k columns; `block`
+// threads a block (a multiple of 32). read_y == false: beta == 0, Y is not read.
+template <class T>
+cudaError_t launch_spmm(std::int64_t rows, std::int64_t k, const int* row_ptr, const int* col_idx, const T* values,
+                        const T* X, std::int64_t ldx, T alpha, T beta, bool read_y, T* Y, std::int64_t ldy, int block,
+                        cudaStream_t stream);
+
 // ---------------------------------------------------------------- stencil
 template <class T>
 struct StencilCoeffs {

@@ -222,6 +222,25 @@ void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, de
   spmv(default_queue(A), alpha, A, x, beta, y);
 }
 
+template <class T>
+void spmm(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X,
+          detail::same_t<T> beta, DenseMatrix<T>& Y) {
+  check_queue("spmm", q, same_device("spmm", A, X, Y));
+  if (X.rows() != A.cols() || Y.rows() != A.rows() || X.cols() != Y.cols())
+    throw DimensionMismatch("spmm: A is " + shape(A.rows(), A.cols()) + ", X is " + shape(X.rows(), X.cols()) +
+                            " and Y is " + shape(Y.rows(), Y.cols()) +
+                            "; expected X = A.cols x k and Y = A.rows x k");
+  check_not_aliased("spmm", "Y", Y.view(), "X", X.view());
+  if (A.rows() == 0 || Y.cols() == 0) return;
+  detail::Enqueue e(q);
+  e.backend().spmm(dtype_v<T>, e.impl(), alpha, A.view(), X.view(), beta, Y.view());
+}
+template <class T>
+void spmm(detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X, detail::same_t<T> beta,
+          DenseMatrix<T>& Y) {
+  spmm(default_queue(A), alpha, A, X, beta, Y);
+}
+
 // Checked here, before the transpose is built, so a bad call neither waits nor allocates.
 template <class T>
 void spmv_transposed(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x,
@@ -489,6 +508,8 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template void dot<T>(const Vector<T>&, const Vector<T>&, Scalar<T>&);                                        \
   template T norm2<T>(const Vector<T>&);                                                                       \
   template void spmv<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                              \
+  template void spmm<T>(T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);                     \
+  template void spmm<T>(const Queue&, T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);       \
   template void spmv<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                \
   template void spmv_transposed<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                   \
   template void spmv_transposed<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);     \

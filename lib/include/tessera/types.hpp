@@ -63,9 +63,9 @@ enum class ElementwiseOp : std::uint8_t { multiply, divide, reciprocal };
 
 /// Every operation of the Backend interface; used by the feature matrix and NotImplemented.
 /// `vector` is the vector algebra (fill, axpby, elementwise, axpby_dot, dot2).
-enum class Op : std::uint8_t { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer, vector };
+enum class Op : std::uint8_t { reduce, dot, spmv, spmm, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer, vector };
 /// Every Op, in declaration order.
-inline constexpr std::array<Op, 11> all_ops = {Op::reduce, Op::dot,  Op::spmv,    Op::trsv,   Op::trsm,  Op::sptrsv,
+inline constexpr std::array<Op, 12> all_ops = {Op::reduce, Op::dot,  Op::spmv, Op::spmm,   Op::trsv,   Op::trsm,  Op::sptrsv,
                                                Op::gemm,   Op::stencil, Op::conv2d, Op::conv_layer, Op::vector};
 /// The operation's name, e.g. "conv_layer".
 inline const char* to_string(Op op) {
@@ -73,6 +73,7 @@ inline const char* to_string(Op op) {
     case Op::reduce: return "reduce";
     case Op::dot: return "dot";
     case Op::spmv: return "spmv";
+    case Op::spmm: return "spmm";
     case Op::trsv: return "trsv";
     case Op::trsm: return "trsm";
     case Op::sptrsv: return "sptrsv";
