@@ -97,6 +97,13 @@ TEST_CASE_TEMPLATE("spmm: blocks at offsets with padded leading dimensions", T, 
     }
 }
 
+// X above a quarter of a 32 MiB last-level cache: the cpu device prefetches rows of X ahead.
+TEST_CASE_TEMPLATE("spmm: an X larger than the caches (prefetched rows)", T, float, double) {
+  const HostCsr<T> h = local_random_csr<T>(3001, 300007, 0, 12, 51, true, 0.05);
+  spmm_case<T>(h, "wide", 8, 1.0, 0.5, false, {}, 52);
+  spmm_case<T>(h, "wide", 33, -1.0, 0.0, true, {0, 1, 2}, 54);
+}
+
 TEST_CASE_TEMPLATE("spmm: edge shapes (no rows, no columns, no entries, k beyond 64)", T, float, double) {
   spmm_case<T>(local_random_csr<T>(40, 30, 0, 0, 31), "no entries", 5, 1.0, 1.0, false, {}, 32);
   spmm_case<T>(local_random_csr<T>(1, 1, 1, 1, 33), "1 x 1", 64, 2.0, 0.0, true, {}, 34);

@@ -45,10 +45,7 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   const std::int64_t rows = A.rows, work = A.nnz + A.rows;
   const std::int64_t gather_min = gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64());
-  // Prefetching x pays where its loads miss the last-level cache and TLB; elsewhere it only adds
-  // work. Zen 5 VM (32 MiB L3), one thread: 2.4x faster with x = 16-32 MiB (random 4M rows),
-  // 10-40% slower with x = 0.2-2.6 MiB (cage11, dblp-2010); the cut is between.
-  const bool prefetch_x = static_cast<std::size_t>(A.cols) * sizeof(T) > host::machine().caches.l3 / 4;
+  const bool prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), host::machine().caches.l3);
   // The short-row gather reads x[0] for its idle lanes: only with cols >= 1.
   const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats);
   auto run = [&](std::int64_t r0, std::int64_t r1) {

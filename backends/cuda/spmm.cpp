@@ -1,6 +1,7 @@
 // SpMM on CUDA: one launch of kernels/cuda/spmm.cu, spmm.block threads a block (tuning/spmm.cpp).
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "queue.hpp"
 
 namespace tessera::cuda {
 
