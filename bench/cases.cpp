@@ -35,6 +35,7 @@ std::string describe(const CaseSpec& c) {
       break;
     case Op::dot: s << "n=" << count(g("n")); break;
     case Op::spmv:
+    case Op::spmm:
       if (c.kind == "laplace3d") s << "laplace3d " << g("n") << "^3";
       else if (c.kind == "laplace2d") s << "laplace2d " << g("n") << "^2";
       else if (c.kind == "random") s << "random " << count(g("rows")) << " rows " << g("min_per_row") << "-" << g("max_per_row") << "/row";
@@ -43,6 +44,7 @@ std::string describe(const CaseSpec& c) {
         if (c.has("exponent_x100")) s << " exp " << g("exponent_x100") / 100 << "." << g("exponent_x100") % 100 / 10;
       }
       else s << std::filesystem::path(c.path).filename().string();
+      if (c.op == Op::spmm) s << " k=" << g("k");
       break;
     case Op::trsv: s << "n=" << g("n"); break;
     case Op::trsm: s << "n=" << g("n") << " nrhs=" << g("nrhs"); break;
@@ -104,10 +106,24 @@ std::vector<CaseSpec> vector_cases(Op op, std::int64_t n, std::int64_t side) {
   }
 }
 
+// spmm: the spmv cases' matrices times k = 8 and k = 32 dense columns (the table).
+std::vector<CaseSpec> spmm_of(const std::vector<CaseSpec>& spmv) {
+  std::vector<CaseSpec> out;
+  for (const std::int64_t k : {8, 32})
+    for (CaseSpec c : spmv) {
+      c.op = Op::spmm;
+      c.sizes.push_back({"k", k});
+      c.name = describe(c);
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
 std::vector<CaseSpec> small_cases(Op op) {
   switch (op) {
     case Op::reduce: return {make(op, "", {{"n", 1000003}})};
     case Op::dot: return {make(op, "", {{"n", 1000003}})};
+    case Op::spmm: return spmm_of(small_cases(Op::spmv));
     case Op::spmv:
       return {make(op, "laplace3d", {{"n", 20}}),
               make(op, "random", {{"rows", 10007}, {"min_per_row", 5}, {"max_per_row", 8}}),
@@ -134,6 +150,7 @@ std::vector<CaseSpec> medium_cases(Op op) {
     case Op::reduce: return {make(op, "", {{"n", 32 * M}})};
     case Op::dot: return {make(op, "", {{"n", 32 * M}})};
     // 96^3: 885K rows, 6.1M nonzeros, ~60 MB in f32 (64^3 would fit the LLC).
+    case Op::spmm: return spmm_of(medium_cases(Op::spmv));
     case Op::spmv:
       return {make(op, "laplace3d", {{"n", 96}}),
               make(op, "random", {{"rows", M}, {"min_per_row", 5}, {"max_per_row", 8}}),
@@ -170,6 +187,7 @@ std::vector<CaseSpec> large_cases(Op op) {
   switch (op) {
     case Op::reduce: return {make(op, "", {{"n", 64 * M}})};  // 256 MiB in f32
     case Op::dot: return {make(op, "", {{"n", 64 * M}})};
+    case Op::spmm: return spmm_of(large_cases(Op::spmv));
     case Op::spmv:
       return {make(op, "laplace3d", {{"n", 128}}),
               make(op, "laplace2d", {{"n", 2048}}),
@@ -219,6 +237,7 @@ std::vector<CaseSpec> gpu_cases(Op op) {
     case Op::reduce: return {only(make(op, "", {{"bytes", 1024 * M}}), both)};  // 1 GiB in either dtype
     case Op::dot: return {};
     // Power-law rows as in the GPU figures: 3 / (1 - u)^(1 / 1.2) capped at 20000 (~30M nonzeros).
+    case Op::spmm: return spmm_of(gpu_cases(Op::spmv));
     case Op::spmv:
       return {only(make(op, "laplace3d", {{"n", 256}}), f32),
               only(make(op, "random", {{"rows", 4 * M}, {"min_per_row", 5}, {"max_per_row", 8}}), f32),
@@ -257,7 +276,8 @@ SweepAxis sweep_axis(Op op) {
   switch (op) {
     case Op::reduce:
     case Op::dot: return {"n", 4, 8, 1024};          // linear in n
-    case Op::spmv: return {"n", 1.5874, 7, 8};       // laplace3d: rows ~ n^3
+    case Op::spmv:
+    case Op::spmm: return {"n", 1.5874, 7, 8};       // laplace3d: rows ~ n^3
     case Op::trsv: return {"n", 2, 6, 64};           // n^2
     case Op::trsm: return {"n", 2, 5, 64};           // n^2 * nrhs
     case Op::sptrsv: return {"n", 1.5874, 6, 8};     // rows ~ n^3

@@ -30,6 +30,14 @@ struct SpmvData {  // y = alpha * A * x + beta * y0
 };
 
 template <class T>
+struct SpmmData {  // Y = alpha * A * X + beta * Y0, X (cols x k) and Y (rows x k) row-major
+  tessera::HostCsr<T> A;
+  std::int64_t k = 0;
+  std::vector<T> X, Y0;
+  T alpha = T(1), beta = T(0.5);
+};
+
+template <class T>
 struct TrsvData {  // lower, non-unit, no transpose: A x = b
   std::int64_t n = 0;
   std::vector<T> A, b;

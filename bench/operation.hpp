@@ -11,11 +11,11 @@
 
 namespace bench {
 
-enum class Op { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer,
+enum class Op { reduce, dot, spmv, spmm, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer,
                 axpy, copy, norm2, axpby_dot, dot2, launch, cg, bicgstab };
 
 // Every Op, in the default run order.
-inline constexpr std::array<Op, 18> all_ops = {Op::reduce, Op::dot,   Op::spmv,  Op::trsv,      Op::trsm, Op::sptrsv,
+inline constexpr std::array<Op, 19> all_ops = {Op::reduce, Op::dot,   Op::spmv,  Op::spmm,  Op::trsv,      Op::trsm, Op::sptrsv,
                                                Op::gemm,   Op::stencil, Op::conv2d, Op::conv_layer, Op::axpy, Op::copy,
                                                Op::norm2,  Op::axpby_dot, Op::dot2, Op::launch,  Op::cg,
                                                Op::bicgstab};
@@ -26,6 +26,7 @@ inline const char* to_string(Op op) {
     case Op::reduce: return "reduce";
     case Op::dot: return "dot";
     case Op::spmv: return "spmv";
+    case Op::spmm: return "spmm";
     case Op::trsv: return "trsv";
     case Op::trsm: return "trsm";
     case Op::sptrsv: return "sptrsv";

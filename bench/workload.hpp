@@ -98,6 +98,7 @@ class Workload {
 std::unique_ptr<Workload> make_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_reduce_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_spmv_workload(const CaseSpec& spec, tessera::DType dtype);
+std::unique_ptr<Workload> make_spmm_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_trsv_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_sptrsv_workload(const CaseSpec& spec, tessera::DType dtype);
 std::unique_ptr<Workload> make_gemm_workload(const CaseSpec& spec, tessera::DType dtype);

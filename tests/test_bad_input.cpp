@@ -467,6 +467,71 @@ TEST_CASE_TEMPLATE("bad input: stencil coefficient count and steps", T, float, d
   }
 }
 
+TEST_CASE_TEMPLATE("bad input: spmm shapes and aliasing", T, float, double) {
+  for (const Device& d : all_devices()) {
+    INFO("device " << d.spec());
+    HostCsr<T> h;
+    h.rows = 4;
+    h.cols = 3;
+    h.row_ptr = {0, 1, 2, 2, 3};
+    h.col_idx = {0, 2, 1};
+    h.values = {T(1), T(2), T(3)};
+    const auto A = CsrMatrix<T>::from_host(d, h);
+    const auto X = sentinel_matrix<T>(d, 3, 5);
+    auto Y = sentinel_matrix<T>(d, 4, 5);
+    const auto X_rows = sentinel_matrix<T>(d, 4, 5);
+    EXPECT_ERROR(DimensionMismatch, "spmm X with A.rows rows", spmm(T(1), A, X_rows, T(0), Y));
+    auto Y_rows = sentinel_matrix<T>(d, 3, 5);
+    EXPECT_ERROR(DimensionMismatch, "spmm Y with A.cols rows", spmm(T(1), A, X, T(0), Y_rows));
+    check_unchanged(Y_rows, "spmm Y with A.cols rows");
+    const auto X_k = sentinel_matrix<T>(d, 3, 4);
+    EXPECT_ERROR(DimensionMismatch, "spmm X and Y with different k", spmm(T(1), A, X_k, T(0), Y));
+    // X and Y overlapping blocks of one matrix.
+    auto big = sentinel_matrix<T>(d, 8, 5);
+    auto Yb = big.block(2, 0, 4, 5);
+    EXPECT_ERROR(InvalidArgument, "spmm X and Y overlapping", spmm(T(1), A, big.block(0, 0, 3, 5), T(0), Yb));
+    check_unchanged(big, "spmm X and Y overlapping");
+    check_unchanged(Y, "spmm");
+    check_usable<T>(d);
+  }
+}
+
+TEST_CASE_TEMPLATE("bad input: general stencil (coefficient counts, faces, radius beyond the grid)", T, float,
+                   double) {
+  using B = StencilBoundary;
+  for (const Device& d : all_devices()) {
+    INFO("device " << d.spec());
+    Grid<T> g(d, 9, 3);
+    g.upload(sentinel<T>(27));
+    const std::vector<T> c1 = {T(0.1)}, c2 = {T(0.1), T(0.05)};
+    EXPECT_ERROR(InvalidArgument, "no x coefficients", stencil(StarStencil<T>(T(0.5), {}, {}), g, 1));
+    EXPECT_ERROR(InvalidArgument, "radius 5", stencil(StarStencil<T>(T(0.5), std::vector<T>(5, T(0.1)),
+                                                                      std::vector<T>(5, T(0.1))), g, 1));
+    EXPECT_ERROR(InvalidArgument, "y coefficients of another radius", stencil(StarStencil<T>(T(0.5), c1, c2), g, 1));
+    EXPECT_ERROR(InvalidArgument, "z coefficients on a 2D grid", stencil(StarStencil<T>(T(0.5), c1, c1, c1), g, 1));
+    StarStencil<T> bad_face(T(0.5), c1, c1);
+    bad_face.faces[1] = static_cast<B>(7);
+    EXPECT_ERROR(InvalidArgument, "face kind outside the enum", stencil(bad_face, g, 1));
+    StarStencil<T> one_periodic(T(0.5), c1, c1);
+    one_periodic.faces[2] = B::periodic;
+    EXPECT_ERROR(InvalidArgument, "one periodic face of an axis", stencil(one_periodic, g, 1));
+    const std::vector<T> c4(4, T(0.05));
+    StarStencil<T> wide(T(0.5), c4, c4);
+    wide.boundary(1, B::periodic);
+    EXPECT_ERROR(InvalidArgument, "periodic radius 4 on 3 cells", stencil(wide, g, 1));
+    wide.boundary(1, B::dirichlet).faces[3] = B::neumann;
+    EXPECT_ERROR(InvalidArgument, "Neumann radius 4 on 3 cells", stencil(wide, g, 1));
+    EXPECT_ERROR(InvalidArgument, "negative steps", stencil(StarStencil<T>(T(0.5), c1, c1), g, -1));
+    check_unchanged(g, "general stencil");
+    Grid<T> g3(d, 5, 6, 7);
+    g3.upload(sentinel<T>(210));
+    EXPECT_ERROR(InvalidArgument, "3D without z coefficients", stencil(StarStencil<T>(T(0.5), c1, c1), g3, 1));
+    EXPECT_ERROR(InvalidArgument, "3D z of another radius", stencil(StarStencil<T>(T(0.5), c1, c1, c2), g3, 1));
+    check_unchanged(g3, "3D general stencil");
+    check_usable<T>(d);
+  }
+}
+
 TEST_CASE_TEMPLATE("bad input: empty vectors for min and max", T, float, double) {
   for (const Device& d : all_devices()) {
     const Vector<T> x(d, 0);

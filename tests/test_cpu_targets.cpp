@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -222,6 +223,64 @@ void check_stencil() {
   }
 }
 
+// The spmm row kernel on every target: k covering full vectors, every capped tail and passes
+// of four vectors; bound as test_ops_spmm.cpp's (gamma of the longest row + 2, on magnitudes).
+template <class T>
+void check_spmm() {
+  const HostCsr<T> h = tessera_test::local_random_csr<T>(70, 53, 0, 11, 17, true, 0.1);
+  const HostCsr<T> abs_h = tessera_test::abs_values(h);
+  for (const std::int64_t k : {1, 3, 7, 8, 17, 31, 64}) {
+    INFO("k " << k);
+    const auto hx = tessera_test::random_vector<T>(static_cast<std::size_t>(53 * k), 18);
+    const auto hy = tessera_test::random_vector<T>(static_cast<std::size_t>(70 * k), 19);
+    auto run = [&](const Device& dev, const HostCsr<T>& m, std::vector<T> x, std::vector<T> y, T a, T b) {
+      const auto A = CsrMatrix<T>::from_host(dev, m);
+      const auto X = DenseMatrix<T>::from_host(dev, 53, k, x);
+      auto Y = DenseMatrix<T>::from_host(dev, 70, k, y);
+      spmm(a, A, X, b, Y);
+      return Y.to_host();
+    };
+    const auto got = run(cpu(), h, hx, hy, T(1.5), T(-0.5));
+    const auto want = run(ref(), h, hx, hy, T(1.5), T(-0.5));
+    const auto mag = run(ref(), abs_h, tessera_test::abs_of(hx), tessera_test::abs_of(hy), T(1.5), T(0.5));
+    std::vector<double> bound(mag.size());
+    for (std::size_t i = 0; i < mag.size(); ++i) bound[i] = gamma_bound<T>(13) * static_cast<double>(mag[i]);
+    tessera_test::check_close(got, want, bound, "spmm");
+  }
+}
+
+// The general stencil's row kernel (per-axis coefficients, every face kind, a source) against
+// the reference; S = |centre| + 2 sum |c| = 1 as above, the source counted as one more term.
+template <class T>
+void check_stencil_general() {
+  using B = StencilBoundary;
+  const std::array<B, 6> face_sets[] = {{B::neumann, B::dirichlet, B::periodic, B::periodic, B::dirichlet, B::neumann},
+                                        {B::periodic, B::periodic, B::neumann, B::dirichlet, B::periodic, B::periodic}};
+  for (int r = 1; r <= StencilSpec::max_radius; ++r)
+    for (const int ndim : {2, 3})
+      for (const auto& faces : face_sets) {
+        const std::int64_t nx = 37 + r, ny = 2 * r + 5, nz = ndim == 3 ? r + 6 : 1;
+        INFO("ndim " << ndim << ", radius " << r);
+        const int terms = 2 + 2 * ndim * r;
+        const T c = static_cast<T>(0.5 / (terms - 2));
+        StarStencil<T> s(T(0.5), std::vector<T>(static_cast<std::size_t>(r), c), std::vector<T>(static_cast<std::size_t>(r), -c),
+                         ndim == 3 ? std::vector<T>(static_cast<std::size_t>(r), T(0.5) * c) : std::vector<T>{});
+        s.faces = faces;
+        s.source = T(0.125);
+        const auto h0 = tessera_test::random_vector<T>(static_cast<std::size_t>(nx * ny * nz), 29);
+        auto make = [&](const Device& dev) {
+          return ndim == 3 ? Grid<T>::from_host(dev, nx, ny, nz, h0) : Grid<T>::from_host(dev, nx, ny, h0);
+        };
+        auto g = make(cpu());
+        auto rg = make(ref());
+        stencil(s, g, 3);
+        stencil(s, rg, 3);
+        tessera_test::check_close(g.to_host(), rg.to_host(),
+                                  3 * gamma_bound<T>(terms + 1) * (tessera_test::max_abs_of(h0) + 3 * 0.125),
+                                  "general stencil");
+      }
+}
+
 }  // namespace
 
 TEST_CASE("cpu targets: listed, current, forced one at a time") {
@@ -301,6 +360,14 @@ TEST_CASE_TEMPLATE("cpu targets: sptrsv on every target", T, float, double) {
 
 TEST_CASE_TEMPLATE("cpu targets: stencil on every target", T, float, double) {
   for_each_target([](const std::string&) { check_stencil<T>(); });
+}
+
+TEST_CASE_TEMPLATE("cpu targets: spmm on every target", T, float, double) {
+  for_each_target([](const std::string&) { check_spmm<T>(); });
+}
+
+TEST_CASE_TEMPLATE("cpu targets: general stencil on every target", T, float, double) {
+  for_each_target([](const std::string&) { check_stencil_general<T>(); });
 }
 
 TEST_CASE("cpu sptrsv: a missing or zero diagonal names the row") {

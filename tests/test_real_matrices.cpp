@@ -28,6 +28,7 @@
 #include "support/devices.hpp"
 #include "support/random.hpp"
 #include "support/sparse.hpp"
+#include "support/spmm.hpp"
 #include "tessera/tessera.hpp"
 
 #ifndef TESSERA_DEFAULT_MATRIX_DIR
@@ -230,6 +231,8 @@ TEST_CASE_TEMPLATE("real matrices: spmv and unit lower sptrsv on every device", 
     std::ostringstream what;
     what << name << " (" << h.rows << " x " << h.cols << ", nnz " << h.nnz() << ", " << to_string(dtype_v<T>) << ")";
     check_spmv(h, what.str());
+    spmm_case<T>(h, what.str(), 3, 1.0, 0.0, true, {}, 41);
+    if (h.nnz() <= 200000) spmm_case<T>(h, what.str(), 32, -0.5, 1.5, false, {1, 2, 3}, 43);
     if (h.rows == h.cols) {
       check_sptrsv(h, what.str(), false);
       check_sptrsv(scaled_lower(h), what.str() + " scaled lower", true);

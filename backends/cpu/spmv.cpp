@@ -1,6 +1,4 @@
-// SpMV: rows are split among threads so each gets an equal share of nonzeros + rows (a row costs
-// its row_ptr entry and y element besides its nonzeros), found by binary search on row_ptr; an
-// equal row count would leave threads idle on power-law matrices. The splits cost O(threads
+// SpMV: rows are split among threads by cost (cpu/row_split.hpp). The splits cost O(threads
 // log rows) per call, so nothing is cached per matrix. Fewer threads run where each would get less
 // than spmv.min_work_per_thread (tuning/spmv.cpp).
 #include <algorithm>
@@ -10,25 +8,13 @@
 #include <type_traits>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/row_split.hpp"
 #include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/spmv.hpp"
 
 namespace tessera {
 namespace {
-
-// First row whose start cost (row_ptr[i] + i) reaches `target`.
-std::int64_t row_at_cost(const std::int32_t* row_ptr, std::int64_t rows, std::int64_t target) {
-  std::int64_t lo = 0, hi = rows;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (row_ptr[mid] + mid < target)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
 
 // Gathers pay once a row fills a vector; below that (e.g. 7-point stencils on AVX-512) the
 // scalar loop, whose loads the core overlaps across rows, is faster.
@@ -59,10 +45,7 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   const std::int64_t rows = A.rows, work = A.nnz + A.rows;
   const std::int64_t gather_min = gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64());
-  // Prefetching x pays where its loads miss the last-level cache and TLB; elsewhere it only adds
-  // work. Zen 5 VM (32 MiB L3), one thread: 2.4x faster with x = 16-32 MiB (random 4M rows),
-  // 10-40% slower with x = 0.2-2.6 MiB (cage11, dblp-2010); the cut is between.
-  const bool prefetch_x = static_cast<std::size_t>(A.cols) * sizeof(T) > host::machine().caches.l3 / 4;
+  const bool prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), host::machine().caches.l3);
   // The short-row gather reads x[0] for its idle lanes: only with cols >= 1.
   const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats);
   auto run = [&](std::int64_t r0, std::int64_t r1) {
@@ -77,9 +60,10 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     return;
   }
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t)
-    run(row_at_cost(row_ptr, rows, work * t / threads),
-        t + 1 == threads ? rows : row_at_cost(row_ptr, rows, work * (t + 1) / threads));
+  for (int t = 0; t < threads; ++t) {
+    const cpu::RowRange r = cpu::thread_rows(row_ptr, rows, A.nnz, t, threads);
+    run(r.begin, r.end);
+  }
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)

@@ -7,6 +7,9 @@
 //
 // 3D grids are cache blocked in y: a thread sweeps z inside a block of rows, so the 2r+1 source
 // planes' rows of the block stay in L2 and each source cell comes from memory once per step.
+// The general stencil (per-axis coefficients, Neumann / periodic faces, a source) takes the same
+// blocking with its own row kernel (kernels/cpu/stencil_general.cpp); the isotropic Dirichlet
+// case keeps its kernel, streaming stores included.
 // The block size and the minimum cells per thread are the tuning values stencil.block_bytes and
 // stencil.min_cells_per_thread (tuning/stencil.cpp).
 
@@ -22,6 +25,7 @@
 #include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/stencil.hpp"
+#include "kernels/cpu/stencil_general.hpp"
 
 namespace tessera {
 namespace {
@@ -81,40 +85,24 @@ class Scratch {
   std::size_t bytes_ = 0;
 };
 
-template <class T>
-void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes,
-                   std::int64_t block_bytes, std::int64_t min_cells_per_thread) {
-  const int r = spec.radius;
+// `steps` steps between u and the scratch grid (first_src / first_dst as the caller prepared
+// them, so that the last step writes u) over the updated rows z in [z0, z1), y in [y0, y1):
+// work items are z chunks x y blocks (3D) or y chunks (2D), z chunks outermost so a thread's
+// static share is a run of y blocks over the same z range. block(src, dst, z0, z1, y0, y1)
+// computes one item.
+template <class T, class Block>
+void run_steps(const GridView& g, int r, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1,
+               std::int64_t row_cells, int steps, T* first_src, T* first_dst, std::int64_t block_bytes,
+               std::int64_t min_cells_per_thread, const Block& block) {
   const bool is_3d = g.ndim == 3;
-  const std::int64_t nx = g.nx, ny = g.ny, nz = is_3d ? g.nz : 1;
-  if (nx < 2 * r + 1 || ny < 2 * r + 1 || (is_3d && nz < 2 * r + 1)) return;  // no interior cell
-  const std::int64_t cells = nx * ny * nz;
-  const std::int64_t z0 = is_3d ? r : 0, z1 = is_3d ? nz - r : 1, y0 = r, y1 = ny - r;
-  T c[StencilSpec::max_radius + 1];
-  for (int k = 0; k <= r; ++k) c[k] = static_cast<T>(spec.coeffs[static_cast<std::size_t>(k)]);
-
-  T* u = static_cast<T*>(g.data);
-  T* scratch = static_cast<T*>(scratch_bytes);
-  if (steps % 2 == 1)
-    copy_parallel(scratch, u, cells);
-  else
-    copy_boundary(scratch, u, g, r);
-  T* const first_src = steps % 2 == 1 ? scratch : u;
-  T* const first_dst = steps % 2 == 1 ? u : scratch;
-
-  // Work items: z chunks x y blocks (3D) or y chunks (2D), z chunks outermost so a thread's
-  // static share is a run of y blocks over the same z range.
+  const std::int64_t nx = g.nx;
   const std::int64_t rows_per_block =
       is_3d ? std::max<std::int64_t>(2 * r, block_bytes / ((2 * r + 2) * nx * static_cast<std::int64_t>(sizeof(T))))
             : y1 - y0;
-  const int threads = cpu::threads_for((z1 - z0) * (y1 - y0) * (nx - 2 * r), min_cells_per_thread);
+  const int threads = cpu::threads_for((z1 - z0) * (y1 - y0) * row_cells, min_cells_per_thread);
   const std::int64_t z_chunks = is_3d ? std::min<std::int64_t>(threads, z1 - z0) : 1;
   const std::int64_t y_blocks = is_3d ? (y1 - y0 + rows_per_block - 1) / rows_per_block : threads;
   const std::int64_t items = z_chunks * y_blocks;
-  // Both grids larger than the last-level cache: nothing a step writes is still cached when the
-  // next step reads it, so its stores may bypass the caches (no write-allocate read).
-  const bool stream =
-      2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
 
 #pragma omp parallel num_threads(threads)
   {
@@ -126,17 +114,88 @@ void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
         const cpu::Range zr = cpu::split(z1 - z0, static_cast<int>(z_chunks), static_cast<int>(item / y_blocks));
         const cpu::Range yr = cpu::split(y1 - y0, static_cast<int>(y_blocks), static_cast<int>(item % y_blocks));
         if (zr.begin == zr.end || yr.begin == yr.end) continue;
-        if constexpr (std::is_same_v<T, float>)
-          cpu::stencil_block_f32(src, dst, g.ndim, r, c, nx, ny, z0 + zr.begin, z0 + zr.end, y0 + yr.begin,
-                                 y0 + yr.end, stream);
-        else
-          cpu::stencil_block_f64(src, dst, g.ndim, r, c, nx, ny, z0 + zr.begin, z0 + zr.end, y0 + yr.begin,
-                                 y0 + yr.end, stream);
+        block(src, dst, z0 + zr.begin, z0 + zr.end, y0 + yr.begin, y0 + yr.end);
       }
       std::swap(src, dst);
 #pragma omp barrier
     }
   }
+}
+
+// The isotropic all-Dirichlet stencil without a source (StencilSpec::plain): the boundary is
+// never written, so an even step count needs only the boundary in the scratch grid.
+template <class T>
+void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes,
+                   std::int64_t block_bytes, std::int64_t min_cells_per_thread) {
+  const int r = spec.radius;
+  const bool is_3d = g.ndim == 3;
+  const std::int64_t nx = g.nx, ny = g.ny, nz = is_3d ? g.nz : 1;
+  if (nx < 2 * r + 1 || ny < 2 * r + 1 || (is_3d && nz < 2 * r + 1)) return;  // no interior cell
+  const std::int64_t cells = nx * ny * nz;
+  T c[StencilSpec::max_radius + 1];
+  c[0] = static_cast<T>(spec.centre);
+  for (int k = 1; k <= r; ++k) c[k] = static_cast<T>(spec.axis[0][static_cast<std::size_t>(k)]);
+
+  T* u = static_cast<T*>(g.data);
+  T* scratch = static_cast<T*>(scratch_bytes);
+  if (steps % 2 == 1)
+    copy_parallel(scratch, u, cells);
+  else
+    copy_boundary(scratch, u, g, r);
+  // Both grids larger than the last-level cache: nothing a step writes is still cached when the
+  // next step reads it, so its stores may bypass the caches (no write-allocate read).
+  const bool stream =
+      2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
+  const int ndim = g.ndim;
+  auto block = [&](const T* src, T* dst, std::int64_t za, std::int64_t zb, std::int64_t ya, std::int64_t yb) {
+    if constexpr (std::is_same_v<T, float>)
+      cpu::stencil_block_f32(src, dst, ndim, r, c, nx, ny, za, zb, ya, yb, stream);
+    else
+      cpu::stencil_block_f64(src, dst, ndim, r, c, nx, ny, za, zb, ya, yb, stream);
+  };
+  run_steps<T>(g, r, is_3d ? r : 0, is_3d ? nz - r : 1, r, ny - r, nx - 2 * r, steps,
+               steps % 2 == 1 ? scratch : u, steps % 2 == 1 ? u : scratch, block_bytes, min_cells_per_thread, block);
+}
+
+// Every other stencil: the updated range per axis follows the faces (Dirichlet: r cells in),
+// and the scratch grid starts as a full copy of u, so cells a step does not update hold the
+// same values in both grids.
+template <class T>
+void general_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes,
+                   std::int64_t block_bytes, std::int64_t min_cells_per_thread) {
+  const int r = spec.radius;
+  const bool is_3d = g.ndim == 3;
+  cpu::GeneralStencil<T> s;
+  s.ndim = g.ndim;
+  s.radius = r;
+  s.nx = g.nx;
+  s.ny = g.ny;
+  s.nz = is_3d ? g.nz : 1;
+  for (int f = 0; f < 6; ++f) s.faces[f] = spec.faces[static_cast<std::size_t>(f)];
+  s.centre = static_cast<T>(spec.centre);
+  for (int a = 0; a < 3; ++a)
+    for (int k = 1; k <= r; ++k)
+      s.axis[a][k] = static_cast<T>(spec.axis[static_cast<std::size_t>(a)][static_cast<std::size_t>(k)]);
+  s.source = static_cast<T>(spec.source);
+  auto begin = [&](int face) { return s.faces[face] == StencilBoundary::dirichlet ? std::int64_t{r} : 0; };
+  auto end = [&](int face, std::int64_t n) { return s.faces[face] == StencilBoundary::dirichlet ? n - r : n; };
+  s.x_begin = begin(0);
+  s.x_end = end(1, s.nx);
+  const std::int64_t y0 = begin(2), y1 = end(3, s.ny);
+  const std::int64_t z0 = is_3d ? begin(4) : 0, z1 = is_3d ? end(5, s.nz) : 1;
+  if (s.x_end <= s.x_begin || y1 <= y0 || z1 <= z0) return;  // no updated cell
+
+  T* u = static_cast<T*>(g.data);
+  T* scratch = static_cast<T*>(scratch_bytes);
+  copy_parallel(scratch, u, s.nx * s.ny * s.nz);
+  auto block = [&](const T* src, T* dst, std::int64_t za, std::int64_t zb, std::int64_t ya, std::int64_t yb) {
+    if constexpr (std::is_same_v<T, float>)
+      cpu::stencil_rows_general_f32(src, dst, s, za, zb, ya, yb);
+    else
+      cpu::stencil_rows_general_f64(src, dst, s, za, zb, ya, yb);
+  };
+  run_steps<T>(g, r, z0, z1, y0, y1, s.x_end - s.x_begin, steps, steps % 2 == 1 ? scratch : u,
+               steps % 2 == 1 ? u : scratch, block_bytes, min_cells_per_thread, block);
 }
 
 }  // namespace
@@ -157,7 +216,10 @@ void CpuBackend::stencil(QueueImpl&, const StencilSpec& spec, const GridView& u,
   std::unique_lock<std::mutex> lock(stencil_state_->mutex, std::try_to_lock);
   Scratch own;
   void* scratch = lock.owns_lock() ? stencil_state_->grid.reserve(bytes) : own.reserve(bytes);
-  stencil_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
+  if (spec.plain(u.ndim))
+    stencil_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
+  else
+    general_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, stencil)

@@ -134,6 +134,9 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
 
  private:
   int sm_count() const { return props_.multiProcessorCount; }
+  // stencil.cpp: every stencil but StencilSpec::plain.
+  template <class T>
+  void stencil_general(QueueImpl& q, const StencilSpec& spec, const GridView& u, int steps);
   // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n) const;

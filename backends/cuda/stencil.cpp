@@ -1,7 +1,8 @@
 // stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
 // in the queue; each launch writes every cell (boundary copied), so after an odd number of steps one
 // device copy brings the result back to u. The 3D z chunk is stencil.z_chunk, halved while the
-// grid would have fewer than 8 blocks per SM.
+// grid would have fewer than 8 blocks per SM. Every case but the isotropic all-Dirichlet one
+// without a source takes stencil_general (kernels/cuda/stencil_general.cu).
 #include <utility>
 
 #include "cuda_backend.hpp"
@@ -26,11 +27,16 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   const cudaStream_t stream = stream_of(q);
   const int R = spec.radius;
   const std::int64_t nx = u.nx, ny = u.ny, nz = u.ndim == 3 ? u.nz : 1;
+  if (!spec.plain(u.ndim)) {
+    stencil_general<T>(q, spec, u, steps);
+    return;
+  }
   // An axis shorter than 2R + 1 has no interior cell: nothing changes.
   if (nx < 2 * R + 1 || ny < 2 * R + 1 || (u.ndim == 3 && nz < 2 * R + 1)) return;
   const std::size_t bytes = static_cast<std::size_t>(nx * ny * nz) * sizeof(T);
   StencilCoeffs<T> c{};
-  for (int d = 0; d <= R; ++d) c.c[d] = static_cast<T>(spec.coeffs[static_cast<std::size_t>(d)]);
+  c.c[0] = static_cast<T>(spec.centre);
+  for (int d = 1; d <= R; ++d) c.c[d] = static_cast<T>(spec.axis[0][static_cast<std::size_t>(d)]);
 
   int z_chunk = tune_.get("stencil.z_chunk");
   if (u.ndim == 3) {
@@ -45,6 +51,35 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   for (int s = 0; s < steps; ++s) {
     if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream));
     else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream));
+    std::swap(cur, next);
+  }
+  if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+// Every stencil but StencilSpec::plain: launch_stencil_general writes every cell, so the
+// ping-pong needs no boundary copy (the same final copy after an odd step count).
+template <class T>
+void CudaBackend::stencil_general(QueueImpl& q, const StencilSpec& spec, const GridView& u, int steps) {
+  static_assert(static_cast<int>(StencilBoundary::dirichlet) == 0 && static_cast<int>(StencilBoundary::neumann) == 1 &&
+                    static_cast<int>(StencilBoundary::periodic) == 2,
+                "the general kernel reads the face kinds as 0/1/2");
+  const cudaStream_t stream = stream_of(q);
+  GeneralStencilArgs<T> a;
+  a.ndim = u.ndim;
+  a.nx = u.nx;
+  a.ny = u.ny;
+  a.nz = u.ndim == 3 ? u.nz : 1;
+  a.centre = static_cast<T>(spec.centre);
+  a.source = static_cast<T>(spec.source);
+  for (int ax = 0; ax < 3; ++ax)
+    for (int d = 1; d <= spec.radius; ++d)
+      a.axis[ax][d - 1] = static_cast<T>(spec.axis[static_cast<std::size_t>(ax)][static_cast<std::size_t>(d)]);
+  for (int f = 0; f < 6; ++f) a.faces[f] = static_cast<int>(spec.faces[static_cast<std::size_t>(f)]);
+  const std::size_t bytes = static_cast<std::size_t>(a.nx * a.ny * a.nz) * sizeof(T);
+  T* cur = static_cast<T*>(u.data);
+  T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
+  for (int s = 0; s < steps; ++s) {
+    TESSERA_CUDA_CHECK(launch_stencil_general<T>(spec.radius, a, cur, next, stream));
     std::swap(cur, next);
   }
   if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream));

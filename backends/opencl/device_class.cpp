@@ -70,6 +70,7 @@ void validate_tuning(const tuning::Tuning& t, std::size_t device_max_wg, std::si
     fail("reduce.chunk = " + std::to_string(v("reduce.chunk")) + " must be a multiple of 2 * reduce.vw");
   need_wg("vector.wg", v("vector.wg"));
   need_wg("spmv.wg", v("spmv.wg"));
+  need_wg("spmm.wg", v("spmm.wg"));
   if (v("spmv.max_lanes") > v("spmv.wg")) fail("spmv.max_lanes must not exceed spmv.wg");
   need_wg("trsv.block", v("trsv.block"));
   need_wg("sptrsv.wg", v("sptrsv.wg"));

@@ -7,6 +7,7 @@
 // an odd count the scratch grid starts as a full copy of u and the first step reads it. The radius and dimensionality are compile-time
 // (one program per combination, built on first use) so the neighbour sum fully unrolls.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 
@@ -21,6 +22,39 @@ struct StencilScratch {
   ScratchBuffer grid;
 };
 
+// The general stencil (anything but StencilSpec::plain): stencil_step_general writes every
+// cell, so the ping-pong needs no boundary copy; an odd step count starts from a full copy of u
+// in the scratch grid so that the last step writes u.
+template <class T>
+void stencil_general(OpenCLBackend& b, OpenClQueue& q, const StencilSpec& spec, const GridView& u, int steps) {
+  static_assert(static_cast<int>(StencilBoundary::dirichlet) == 0 && static_cast<int>(StencilBoundary::neumann) == 1 &&
+                    static_cast<int>(StencilBoundary::periodic) == 2,
+                "stencil_step_general reads the face kinds as 0/1/2");
+  const bool is_3d = u.ndim == 3;
+  const tuning::Tuning& t = b.tuning();
+  const std::string defines =
+      t.defines("stencil") + " -DRADIUS=" + std::to_string(spec.radius) + " -DDIM3=" + (is_3d ? "1" : "0");
+  const std::int64_t nz = is_3d ? u.nz : 1;
+  const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * nz) * sizeof(T);
+  cl::Buffer& tmp = b.grow(q.state<StencilScratch>().grid, bytes);
+  if (steps % 2 == 1) q.queue().enqueueCopyBuffer(cl::Buffer(OpenCLBackend::mem(u.data), true), tmp, 0, 0, bytes);
+  cl::Kernel& k = b.kernel("stencil.cl", dtype_v<T>, defines, "stencil_step_general");
+  const auto lx = static_cast<std::size_t>(t["stencil.lx"]), ly = static_cast<std::size_t>(t["stencil.ly"]);
+  const auto nx = static_cast<std::size_t>(u.nx), ny = static_cast<std::size_t>(u.ny);
+  const cl::NDRange global((nx + lx - 1) / lx * lx, (ny + ly - 1) / ly * ly, static_cast<std::size_t>(nz));
+  const cl::NDRange local(lx, ly, 1);
+  auto a = [&](int axis, int d) { return Real{d <= spec.radius ? spec.axis[static_cast<std::size_t>(axis)][static_cast<std::size_t>(d)] : 0.0}; };
+  auto f = [&](int face) { return static_cast<int>(spec.faces[static_cast<std::size_t>(face)]); };
+  void* src = steps % 2 == 1 ? tmp() : u.data;
+  void* dst = steps % 2 == 1 ? u.data : tmp();
+  for (int step = 0; step < steps; ++step) {
+    b.launch<T>(q, k, global, local, src, dst, u.nx, u.ny, nz, Real{spec.centre}, a(0, 1), a(0, 2), a(0, 3), a(0, 4),
+              a(1, 1), a(1, 2), a(1, 3), a(1, 4), a(2, 1), a(2, 2), a(2, 3), a(2, 4), Real{spec.source}, f(0), f(1),
+              f(2), f(3), f(4), f(5));
+    std::swap(src, dst);
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -29,6 +63,10 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
   const int r = spec.radius;
   const bool is_3d = u.ndim == 3;
   const std::int64_t ix = u.nx - 2 * r, iy = u.ny - 2 * r, iz = is_3d ? u.nz - 2 * r : 1;
+  if (!spec.plain(u.ndim)) {
+    stencil_general<T>(*this, q, spec, u, steps);
+    return;
+  }
   if (ix <= 0 || iy <= 0 || iz <= 0 || steps <= 0) return;  // no interior: nothing changes
   const std::size_t esize = sizeof(T);
   const tuning::Tuning& t = tuning_;
@@ -94,7 +132,7 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
     global = cl::NDRange((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
     local = cl::NDRange(lx, ly, 1);
   }
-  const auto& c = spec.coeffs;
+  const std::array<double, 5> c = {spec.centre, spec.axis[0][1], spec.axis[0][2], spec.axis[0][3], spec.axis[0][4]};
   void* src = steps % 2 == 1 ? tmp() : u.data;
   void* dst = steps % 2 == 1 ? u.data : tmp();
   for (int step = 0; step < steps; ++step) {

@@ -22,6 +22,8 @@ std::vector<NamedRunner> dot_baselines(const DotData<T>& d);
 template <class T>
 std::vector<NamedRunner> spmv_baselines(const SpmvData<T>& d);
 template <class T>
+std::vector<NamedRunner> spmm_baselines(const SpmmData<T>& d);
+template <class T>
 std::vector<NamedRunner> trsv_baselines(const TrsvData<T>& d);
 template <class T>
 std::vector<NamedRunner> trsm_baselines(const TrsmData<T>& d);

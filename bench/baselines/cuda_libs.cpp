@@ -233,6 +233,46 @@ class Spmv : public GpuRunner {
   std::unique_ptr<DevBuf> buffer_;
 };
 
+// cusparseSpMM with X and Y row-major (CUSPARSE_SPMM_CSR_ALG2: cuSPARSE's algorithm for
+// row-major dense operands), preprocessed once before timing as the SpMV baseline.
+template <class T>
+class Spmm : public GpuRunner {
+ public:
+  explicit Spmm(const SpmmData<T>& d) : d_(d), A_(d.A), X_(d.X), Y_(d.Y0) {
+    check(cusparseCreateDnMat(&x_, d.A.cols, d.k, d.k, X_.get<T>(), cuda_type<T>(), CUSPARSE_ORDER_ROW),
+          "cusparseCreateDnMat");
+    check(cusparseCreateDnMat(&y_, d.A.rows, d.k, d.k, Y_.get<T>(), cuda_type<T>(), CUSPARSE_ORDER_ROW),
+          "cusparseCreateDnMat");
+    std::size_t bytes = 0;
+    check(cusparseSpMM_bufferSize(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                  &d_.alpha, A_.mat, x_, &d_.beta, y_, cuda_type<T>(), kAlg, &bytes),
+          "cusparseSpMM_bufferSize");
+    buffer_ = std::make_unique<DevBuf>(bytes);
+    check(cusparseSpMM_preprocess(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                  &d_.alpha, A_.mat, x_, &d_.beta, y_, cuda_type<T>(), kAlg, buffer_->get<void>()),
+          "cusparseSpMM_preprocess");
+  }
+  ~Spmm() override {
+    cusparseDestroyDnMat(x_);
+    cusparseDestroyDnMat(y_);
+  }
+  void reset() override { Y_.upload(d_.Y0.data()); }
+  void run() override {
+    check(cusparseSpMM(sparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &d_.alpha, A_.mat,
+                       x_, &d_.beta, y_, cuda_type<T>(), kAlg, buffer_->get<void>()),
+          "cusparseSpMM");
+  }
+  std::vector<double> result() override { return Y_.download_as_double<T>(); }
+
+ private:
+  static constexpr cusparseSpMMAlg_t kAlg = CUSPARSE_SPMM_CSR_ALG2;
+  const SpmmData<T>& d_;
+  DevCsr<T> A_;
+  DevBuf X_, Y_;
+  cusparseDnMatDescr_t x_ = nullptr, y_ = nullptr;
+  std::unique_ptr<DevBuf> buffer_;
+};
+
 template <class T>
 class Sptrsv : public GpuRunner {
  public:
@@ -305,6 +345,10 @@ std::unique_ptr<Runner> gemm_tf32(const GemmData<float>& d) {
   return std::make_unique<Gemm<float>>(d, CUBLAS_COMPUTE_32F_FAST_TF32);
 }
 template <class T>
+std::unique_ptr<Runner> spmm(const SpmmData<T>& d) {
+  return std::make_unique<Spmm<T>>(d);
+}
+template <class T>
 std::unique_ptr<Runner> spmv(const SpmvData<T>& d) {
   return std::make_unique<Spmv<T>>(d);
 }
@@ -368,6 +412,7 @@ std::string version() {
   template std::unique_ptr<Runner> trsm<T>(const TrsmData<T>&);         \
   template std::unique_ptr<Runner> gemm<T>(const GemmData<T>&);         \
   template std::unique_ptr<Runner> spmv<T>(const SpmvData<T>&);         \
+  template std::unique_ptr<Runner> spmm<T>(const SpmmData<T>&);         \
   template std::unique_ptr<Runner> sptrsv<T>(const SptrsvData<T>&);
 TESSERA_BENCH_INSTANTIATE(float)
 TESSERA_BENCH_INSTANTIATE(double)

@@ -52,6 +52,34 @@ class Spmv : public Runner {
   Vec<T> y_;
 };
 
+// Y = alpha A X + beta Y with X, Y row-major (Eigen's sparse x dense product).
+template <class T>
+class Spmm : public Runner {
+ public:
+  explicit Spmm(const SpmmData<T>& d)
+      : d_(d),
+        A_(map_csr(d.A)),
+        X_(d.X.data(), static_cast<Eigen::Index>(d.A.cols), static_cast<Eigen::Index>(d.k)),
+        Y_(d.A.rows, d.k) {}
+  void reset() override {
+    Y_ = Eigen::Map<const RowMat<T>>(d_.Y0.data(), static_cast<Eigen::Index>(d_.A.rows), static_cast<Eigen::Index>(d_.k));
+  }
+  void run() override {
+    Y_ *= d_.beta;
+    if (d_.alpha == T(1))
+      Y_.noalias() += A_ * X_;
+    else
+      Y_.noalias() += (d_.alpha * A_) * X_;
+  }
+  std::vector<double> result() override { return widen(Y_.data(), static_cast<std::size_t>(Y_.size())); }
+
+ private:
+  const SpmmData<T>& d_;
+  Eigen::Map<const Csr<T>> A_;
+  Eigen::Map<const RowMat<T>> X_;
+  RowMat<T> Y_;
+};
+
 template <class T>
 class Sptrsv : public Runner {
  public:
@@ -92,6 +120,10 @@ std::unique_ptr<Runner> spmv(const SpmvData<T>& d) {
   return std::make_unique<Spmv<T>>(d);
 }
 template <class T>
+std::unique_ptr<Runner> spmm(const SpmmData<T>& d) {
+  return std::make_unique<Spmm<T>>(d);
+}
+template <class T>
 std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d) {
   return std::make_unique<Sptrsv<T>>(d);
 }
@@ -108,6 +140,8 @@ std::string version() {
 
 template std::unique_ptr<Runner> spmv<float>(const SpmvData<float>&);
 template std::unique_ptr<Runner> spmv<double>(const SpmvData<double>&);
+template std::unique_ptr<Runner> spmm<float>(const SpmmData<float>&);
+template std::unique_ptr<Runner> spmm<double>(const SpmmData<double>&);
 template std::unique_ptr<Runner> sptrsv<float>(const SptrsvData<float>&);
 template std::unique_ptr<Runner> sptrsv<double>(const SptrsvData<double>&);
 template std::unique_ptr<Runner> gemm<float>(const GemmData<float>&);

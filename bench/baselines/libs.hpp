@@ -34,6 +34,8 @@ namespace eigen {  // baselines/eigen.cpp: SparseMatrix<T, RowMajor> and dense p
 template <class T>
 std::unique_ptr<Runner> spmv(const SpmvData<T>& d);
 template <class T>
+std::unique_ptr<Runner> spmm(const SpmmData<T>& d);  // row-major sparse x dense, Y = alpha A X + beta Y
+template <class T>
 std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d);
 template <class T>
 std::unique_ptr<Runner> gemm(const GemmData<T>& d);
@@ -72,6 +74,8 @@ std::unique_ptr<Runner> gemm(const GemmData<T>& d);  // f32: pedantic FP32; f64:
 std::unique_ptr<Runner> gemm_tf32(const GemmData<float>& d);  // TF32 tensor cores: a separate line
 template <class T>
 std::unique_ptr<Runner> spmv(const SpmvData<T>& d);
+template <class T>
+std::unique_ptr<Runner> spmm(const SpmmData<T>& d);  // cusparseSpMM, row-major X and Y (CSR_ALG2)
 template <class T>
 std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d);
 std::string version();

@@ -88,6 +88,18 @@ std::vector<NamedRunner> spmv_baselines([[maybe_unused]] const SpmvData<T>& d) {
 }
 
 template <class T>
+std::vector<NamedRunner> spmm_baselines([[maybe_unused]] const SpmmData<T>& d) {
+  std::vector<NamedRunner> v;
+#if TESSERA_BENCH_WITH_EIGEN
+  if (host()) v.push_back({"eigen", eigen::spmm(d)});
+#endif
+#if TESSERA_BENCH_WITH_CUDA_LIBS
+  if (gpu0()) v.push_back({"cusparse", cudalibs::spmm(d), "cuda:0"});
+#endif
+  return v;
+}
+
+template <class T>
 std::vector<NamedRunner> trsv_baselines([[maybe_unused]] const TrsvData<T>& d) {
   std::vector<NamedRunner> v;
 #if TESSERA_BENCH_WITH_OPENBLAS
@@ -262,6 +274,7 @@ std::vector<std::string> baseline_libraries() {
   template std::vector<NamedRunner> reduce_baselines<T>(const ReduceData<T>&);     \
   template std::vector<NamedRunner> dot_baselines<T>(const DotData<T>&);           \
   template std::vector<NamedRunner> spmv_baselines<T>(const SpmvData<T>&);         \
+  template std::vector<NamedRunner> spmm_baselines<T>(const SpmmData<T>&);         \
   template std::vector<NamedRunner> trsv_baselines<T>(const TrsvData<T>&);         \
   template std::vector<NamedRunner> trsm_baselines<T>(const TrsmData<T>&);         \
   template std::vector<NamedRunner> sptrsv_baselines<T>(const SptrsvData<T>&);     \

@@ -8,6 +8,7 @@ std::unique_ptr<Workload> make_workload(const CaseSpec& spec, tessera::DType dty
     case Op::reduce:
     case Op::dot: return make_reduce_workload(spec, dtype);
     case Op::spmv: return make_spmv_workload(spec, dtype);
+    case Op::spmm: return make_spmm_workload(spec, dtype);
     case Op::trsv:
     case Op::trsm: return make_trsv_workload(spec, dtype);
     case Op::sptrsv: return make_sptrsv_workload(spec, dtype);

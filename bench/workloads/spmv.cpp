@@ -15,6 +15,7 @@
 #include "tessera/matrix_market.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/vector.hpp"
+#include "workloads/case_matrix.hpp"
 #include "workloads/common.hpp"
 
 namespace bench {
@@ -24,6 +25,43 @@ namespace {
 // Power-law row lengths min_len / (1 - u)^(1 / exponent): with exponent 1.8 and min_len 3 the
 // mean is about 6.75 (comparable to the other cases) with a tail of rows thousands long.
 constexpr double kPowerLawExponent = 1.8;
+
+}  // namespace
+
+template <class T>
+tessera::HostCsr<T> case_matrix(const CaseSpec& s) {
+  if (s.kind == "laplace3d") {
+    const auto n = s.get("n");
+    return tessera::laplacian_3d<T>(n, n, n);
+  } else if (s.kind == "laplace2d") {
+    const auto n = s.get("n");
+    return tessera::laplacian_2d<T>(n, n);
+  } else if (s.kind == "random") {
+    const auto rows = s.get("rows");
+    return tessera::random_csr<T>(rows, rows, static_cast<int>(s.get("min_per_row")),
+                                  static_cast<int>(s.get("max_per_row")), 0x5eed0101);
+  } else if (s.kind == "powerlaw") {
+    // exponent_x100: a case's own exponent (--size gpu: 1.2, as in the GPU figures).
+    const double exponent = s.has("exponent_x100") ? static_cast<double>(s.get("exponent_x100")) / 100 : kPowerLawExponent;
+    return tessera::power_law_csr<T>(s.get("rows"), exponent, static_cast<int>(s.get("min_len")),
+                                     static_cast<int>(s.get("max_len")), 0x5eed0102);
+  } else {
+    try {
+      return tessera::read_matrix_market<T>(s.path);
+    } catch (const tessera::ParseError&) {
+      throw;  // a malformed file is a fault worth failing the run for
+    } catch (const tessera::InvalidArgument& e) {
+      // A file Tessera refuses by design (complex, hermitian, dense array) is a gap, not a
+      // fault, so a whole collection folder can be passed to --matrix; a missing file is a fault.
+      if (!std::filesystem::is_regular_file(s.path)) throw;
+      throw Skipped(e.what());
+    }
+  }
+}
+template tessera::HostCsr<float> case_matrix<float>(const CaseSpec&);
+template tessera::HostCsr<double> case_matrix<double>(const CaseSpec&);
+
+namespace {
 
 template <class T>
 class TesseraSpmv : public Runner {
@@ -52,34 +90,7 @@ class SpmvWorkload : public Workload {
   using Workload::Workload;
 
   void generate() override {
-    const CaseSpec& s = spec();
-    if (s.kind == "laplace3d") {
-      const auto n = s.get("n");
-      d_.A = tessera::laplacian_3d<T>(n, n, n);
-    } else if (s.kind == "laplace2d") {
-      const auto n = s.get("n");
-      d_.A = tessera::laplacian_2d<T>(n, n);
-    } else if (s.kind == "random") {
-      const auto rows = s.get("rows");
-      d_.A = tessera::random_csr<T>(rows, rows, static_cast<int>(s.get("min_per_row")),
-                                    static_cast<int>(s.get("max_per_row")), 0x5eed0101);
-    } else if (s.kind == "powerlaw") {
-      // exponent_x100: a case's own exponent (--size gpu: 1.2, as in the GPU figures).
-      const double exponent = s.has("exponent_x100") ? static_cast<double>(s.get("exponent_x100")) / 100 : kPowerLawExponent;
-      d_.A = tessera::power_law_csr<T>(s.get("rows"), exponent, static_cast<int>(s.get("min_len")),
-                                       static_cast<int>(s.get("max_len")), 0x5eed0102);
-    } else {
-      try {
-        d_.A = tessera::read_matrix_market<T>(s.path);
-      } catch (const tessera::ParseError&) {
-        throw;  // a malformed file is a fault worth failing the run for
-      } catch (const tessera::InvalidArgument& e) {
-        // A file Tessera refuses by design (complex, hermitian, dense array) is a gap, not a
-        // fault, so a whole collection folder can be passed to --matrix; a missing file is a fault.
-        if (!std::filesystem::is_regular_file(s.path)) throw;
-        throw Skipped(e.what());
-      }
-    }
+    d_.A = case_matrix<T>(spec());
     d_.x = random_vector<T>(d_.A.cols, 0x5eed0103);
     d_.y0 = random_vector<T>(d_.A.rows, 0x5eed0104);
   }

@@ -201,6 +201,14 @@ struct GemmProblem {
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
 
+// ---------------------------------------------------------------- spmm (CSR x dense)
+// Y = alpha A X + beta Y, X and Y row-major (leading dimensions ldx, ldy), k columns; `block`
+// threads a block (a multiple of 32). read_y == false: beta == 0, Y is not read.
+template <class T>
+cudaError_t launch_spmm(std::int64_t rows, std::int64_t k, const int* row_ptr, const int* col_idx, const T* values,
+                        const T* X, std::int64_t ldx, T alpha, T beta, bool read_y, T* Y, std::int64_t ldy, int block,
+                        cudaStream_t stream);
+
 // ---------------------------------------------------------------- stencil
 template <class T>
 struct StencilCoeffs {
@@ -217,6 +225,22 @@ cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in,
 template <class T>
 cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream);
+
+// The general stencil (per-axis coefficients, faces 0 Dirichlet / 1 Neumann / 2 periodic as
+// StencilBoundary, a source; lib/include/tessera/stencil.hpp): one step, every cell of `out`
+// written (cells the faces keep fixed copied from `in`).
+template <class T>
+struct GeneralStencilArgs {
+  int ndim = 2;
+  std::int64_t nx = 0, ny = 0, nz = 1;
+  T centre{}, source{};
+  T axis[3][4] = {};  // [a][d - 1]
+  int faces[6] = {};  // x low, x high, y low, y high, z low, z high
+};
+constexpr int kStencilGeneralBlockX = 32, kStencilGeneralBlockY = 8;
+template <class T>
+cudaError_t launch_stencil_general(int radius, const GeneralStencilArgs<T>& a, const T* in, T* out,
+                                   cudaStream_t stream);
 
 // ---------------------------------------------------------------- convolution
 constexpr int kConvTileX = 32, kConvTileY = 32, kConvThreadsY = 8;

@@ -168,3 +168,55 @@ __kernel void stencil_copy_x_faces(__global const REAL* src, __global REAL* dst,
     dst[row + nx - 1 - k] = src[row + nx - 1 - k];
   }
 }
+
+// The general star stencil (lib/include/tessera/stencil.hpp): per-axis coefficients
+// cx/cy/cz[d - 1], a face kind each (0 Dirichlet, 1 Neumann, 2 periodic: StencilBoundary's
+// values) and a source added last when nonzero. One work-item per cell of the whole grid,
+// global (nx, ny, nz) rounded up to the group: a cell the faces do not let update is copied,
+// so both buffers of the ping-pong always hold the fixed cells.
+inline long stencil_ghost(long j, long n, int lo, int hi) {
+  if (j < 0) return lo == 2 ? j + n : -1 - j;
+  if (j >= n) return hi == 2 ? j - n : 2 * n - 1 - j;
+  return j;
+}
+inline bool stencil_updated(long i, long n, int lo, int hi) {
+  return (lo != 0 || i >= RADIUS) && (hi != 0 || i < n - RADIUS);
+}
+
+__kernel void stencil_step_general(__global const REAL* src, __global REAL* dst, long nx, long ny, long nz,
+                                   REAL c0, REAL cx1, REAL cx2, REAL cx3, REAL cx4, REAL cy1, REAL cy2, REAL cy3,
+                                   REAL cy4, REAL cz1, REAL cz2, REAL cz3, REAL cz4, REAL source, int fx0,
+                                   int fx1, int fy0, int fy1, int fz0, int fz1) {
+  const long x = get_global_id(0), y = get_global_id(1);
+#if DIM3
+  const long z = get_global_id(2);
+  if (x >= nx || y >= ny || z >= nz) return;
+#else
+  const long z = 0;
+  if (x >= nx || y >= ny) return;
+#endif
+  const long i = (z * ny + y) * nx + x;
+  bool upd = stencil_updated(x, nx, fx0, fx1) && stencil_updated(y, ny, fy0, fy1);
+#if DIM3
+  upd = upd && stencil_updated(z, nz, fz0, fz1);
+#endif
+  if (!upd) {
+    dst[i] = src[i];
+    return;
+  }
+  const REAL cx[4] = {cx1, cx2, cx3, cx4}, cy[4] = {cy1, cy2, cy3, cy4}, cz[4] = {cz1, cz2, cz3, cz4};
+  const long row = (z * ny + y) * nx, plane = nx * ny;
+  REAL v = c0 * src[i];
+#pragma unroll
+  for (int d = 1; d <= RADIUS; ++d) {
+    v += cx[d - 1] * (src[row + stencil_ghost(x - d, nx, fx0, fx1)] + src[row + stencil_ghost(x + d, nx, fx0, fx1)]);
+    v += cy[d - 1] * (src[(z * ny + stencil_ghost(y - d, ny, fy0, fy1)) * nx + x] +
+                      src[(z * ny + stencil_ghost(y + d, ny, fy0, fy1)) * nx + x]);
+#if DIM3
+    v += cz[d - 1] * (src[stencil_ghost(z - d, nz, fz0, fz1) * plane + y * nx + x] +
+                      src[stencil_ghost(z + d, nz, fz0, fz1) * plane + y * nx + x]);
+#endif
+  }
+  if (source != 0) v += source;
+  dst[i] = v;
+}

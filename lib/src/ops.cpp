@@ -222,6 +222,25 @@ void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, de
   spmv(default_queue(A), alpha, A, x, beta, y);
 }
 
+template <class T>
+void spmm(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X,
+          detail::same_t<T> beta, DenseMatrix<T>& Y) {
+  check_queue("spmm", q, same_device("spmm", A, X, Y));
+  if (X.rows() != A.cols() || Y.rows() != A.rows() || X.cols() != Y.cols())
+    throw DimensionMismatch("spmm: A is " + shape(A.rows(), A.cols()) + ", X is " + shape(X.rows(), X.cols()) +
+                            " and Y is " + shape(Y.rows(), Y.cols()) +
+                            "; expected X = A.cols x k and Y = A.rows x k");
+  check_not_aliased("spmm", "Y", Y.view(), "X", X.view());
+  if (A.rows() == 0 || Y.cols() == 0) return;
+  detail::Enqueue e(q);
+  e.backend().spmm(dtype_v<T>, e.impl(), alpha, A.view(), X.view(), beta, Y.view());
+}
+template <class T>
+void spmm(detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X, detail::same_t<T> beta,
+          DenseMatrix<T>& Y) {
+  spmm(default_queue(A), alpha, A, X, beta, Y);
+}
+
 // Checked here, before the transpose is built, so a bad call neither waits nor allocates.
 template <class T>
 void spmv_transposed(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x,
@@ -353,6 +372,17 @@ void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, 
   gemm(default_queue(A), ta, tb, alpha, A, B, beta, C);
 }
 
+namespace {
+// Runs a checked spec; the one place both stencil forms reach the backend.
+template <class T>
+void run_stencil(const Queue& q, const StencilSpec& spec, Grid<T>& u, int steps) {
+  if (steps < 0) throw InvalidArgument("stencil: steps = " + std::to_string(steps) + ", expected >= 0");
+  if (steps == 0 || u.size() == 0) return;
+  detail::Enqueue e(q);
+  e.backend().stencil(dtype_v<T>, e.impl(), spec, u.view(), steps);
+}
+}  // namespace
+
 template <class T>
 void stencil(const Queue& q, const std::vector<T>& coeffs, Grid<T>& u, int steps) {
   check_queue("stencil", q, same_device("stencil", u));
@@ -360,17 +390,60 @@ void stencil(const Queue& q, const std::vector<T>& coeffs, Grid<T>& u, int steps
   if (radius < 1 || radius > StencilSpec::max_radius)
     throw InvalidArgument("stencil: " + std::to_string(coeffs.size()) +
                           " coefficients given, expected radius + 1 with radius 1..4 (2 to 5 coefficients)");
-  if (steps < 0) throw InvalidArgument("stencil: steps = " + std::to_string(steps) + ", expected >= 0");
-  if (steps == 0 || u.size() == 0) return;
   StencilSpec spec;
   spec.radius = radius;
-  for (int i = 0; i <= radius; ++i) spec.coeffs[static_cast<std::size_t>(i)] = static_cast<double>(coeffs[static_cast<std::size_t>(i)]);
-  detail::Enqueue e(q);
-  e.backend().stencil(dtype_v<T>, e.impl(), spec, u.view(), steps);
+  spec.centre = static_cast<double>(coeffs[0]);
+  for (auto& axis : spec.axis)
+    for (int d = 1; d <= radius; ++d)
+      axis[static_cast<std::size_t>(d)] = static_cast<double>(coeffs[static_cast<std::size_t>(d)]);
+  run_stencil(q, spec, u, steps);
 }
 template <class T>
 void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps) {
   stencil(default_queue(u), coeffs, u, steps);
+}
+
+template <class T>
+void stencil(const Queue& q, const StarStencil<T>& s, Grid<T>& u, int steps) {
+  check_queue("stencil", q, same_device("stencil", u));
+  const int ndim = u.ndim();
+  const std::size_t r = s.x.size();
+  if (r < 1 || r > static_cast<std::size_t>(StencilSpec::max_radius))
+    throw InvalidArgument("stencil: " + std::to_string(r) + " x coefficients, expected the radius, 1..4");
+  if (s.y.size() != r || s.z.size() != (ndim == 3 ? r : 0))
+    throw InvalidArgument("stencil: " + std::to_string(s.x.size()) + "/" + std::to_string(s.y.size()) + "/" +
+                          std::to_string(s.z.size()) + " x/y/z coefficients on a " + std::to_string(ndim) +
+                          "D grid, expected " + std::to_string(r) + "/" + std::to_string(r) + "/" +
+                          std::to_string(ndim == 3 ? r : 0));
+  static const char* const face_names[6] = {"x low", "x high", "y low", "y high", "z low", "z high"};
+  const std::int64_t extent[3] = {u.nx(), u.ny(), u.nz()};
+  StencilSpec spec;
+  spec.radius = static_cast<int>(r);
+  spec.centre = static_cast<double>(s.centre);
+  spec.source = static_cast<double>(s.source);
+  for (int a = 0; a < ndim; ++a) {
+    const std::vector<T>& c = a == 0 ? s.x : a == 1 ? s.y : s.z;
+    for (std::size_t d = 1; d <= r; ++d) spec.axis[static_cast<std::size_t>(a)][d] = static_cast<double>(c[d - 1]);
+    const StencilBoundary lo = s.faces[static_cast<std::size_t>(2 * a)], hi = s.faces[static_cast<std::size_t>(2 * a + 1)];
+    check_enum("stencil", face_names[2 * a], lo, StencilBoundary::periodic);
+    check_enum("stencil", face_names[2 * a + 1], hi, StencilBoundary::periodic);
+    if ((lo == StencilBoundary::periodic) != (hi == StencilBoundary::periodic))
+      throw InvalidArgument(std::string("stencil: the ") + face_names[2 * a] + " face is " + to_string(lo) +
+                            " and the " + face_names[2 * a + 1] + " face " + to_string(hi) +
+                            "; a periodic axis needs both faces periodic");
+    const bool ghosts = lo != StencilBoundary::dirichlet || hi != StencilBoundary::dirichlet;
+    if (ghosts && extent[a] < static_cast<std::int64_t>(r) && u.size() > 0)
+      throw InvalidArgument(std::string("stencil: radius ") + std::to_string(r) + " exceeds the " +
+                            std::to_string(extent[a]) + " cells of axis " + "xyz"[a] + ", which has a " +
+                            to_string(lo == StencilBoundary::dirichlet ? hi : lo) + " face");
+    spec.faces[static_cast<std::size_t>(2 * a)] = lo;
+    spec.faces[static_cast<std::size_t>(2 * a + 1)] = hi;
+  }
+  run_stencil(q, spec, u, steps);
+}
+template <class T>
+void stencil(const StarStencil<T>& s, Grid<T>& u, int steps) {
+  stencil(default_queue(u), s, u, steps);
 }
 
 template <class T>
@@ -435,6 +508,8 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template void dot<T>(const Vector<T>&, const Vector<T>&, Scalar<T>&);                                        \
   template T norm2<T>(const Vector<T>&);                                                                       \
   template void spmv<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                              \
+  template void spmm<T>(T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);                     \
+  template void spmm<T>(const Queue&, T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);       \
   template void spmv<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                \
   template void spmv_transposed<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                   \
   template void spmv_transposed<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);     \
@@ -451,6 +526,8 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
                         DenseMatrix<T>&);                                                                      \
   template void stencil<T>(const std::vector<T>&, Grid<T>&, int);                                              \
   template void stencil<T>(const Queue&, const std::vector<T>&, Grid<T>&, int);                                \
+  template void stencil<T>(const StarStencil<T>&, Grid<T>&, int);                                              \
+  template void stencil<T>(const Queue&, const StarStencil<T>&, Grid<T>&, int);                                \
   template void conv2d<T>(ConvMode, const DenseMatrix<T>&, const DenseMatrix<T>&, DenseMatrix<T>&);            \
   template void conv2d<T>(const Queue&, ConvMode, const DenseMatrix<T>&, const DenseMatrix<T>&, DenseMatrix<T>&); \
   template void conv_layer<T>(const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&);           \

@@ -276,6 +276,11 @@ class Backend {
   virtual void spmv(DType, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
                     const VecView& y) = 0;
 
+  /// Y = alpha * A * X + beta * Y with X (A.cols x k) and Y (A.rows x k) dense row-major, k >= 1.
+  /// beta == 0 means Y is not read. X and Y do not overlap.
+  virtual void spmm(DType, QueueImpl& q, double alpha, const CsrView& A, const MatView& X, double beta,
+                    const MatView& Y) = 0;
+
   /// Solve op(A) x = b in place (x holds b on entry), A square n x n.
   virtual void trsv(DType, QueueImpl& q, Uplo, Trans, Diag, const MatView& A, const VecView& x) = 0;
   /// Solve op(A) X = alpha * B in place (B: n x nrhs, overwritten by X).

@@ -17,6 +17,10 @@
   Op::spmv, void, spmv,                                                                                         \
       (QueueImpl & q, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y), \
       (q, alpha, A, x, beta, y)
+#define TESSERA_OP_spmm                                                                                         \
+  Op::spmm, void, spmm,                                                                                         \
+      (QueueImpl & q, double alpha, const CsrView& A, const MatView& X, double beta, const MatView& Y),    \
+      (q, alpha, A, X, beta, Y)
 #define TESSERA_OP_trsv                                                                                          \
   Op::trsv, void, trsv, (QueueImpl & q, Uplo uplo, Trans trans, Diag diag, const MatView& A, const VecView& x), \
       (q, uplo, trans, diag, A, x)
@@ -80,6 +84,7 @@
   TESSERA_APPLY_(X, TESSERA_OP_reduce)                                                                     \
   TESSERA_APPLY_(X, TESSERA_OP_dot)                                                                        \
   TESSERA_APPLY_(X, TESSERA_OP_spmv)                                                                       \
+  TESSERA_APPLY_(X, TESSERA_OP_spmm)                                                                       \
   TESSERA_APPLY_(X, TESSERA_OP_trsv)                                                                       \
   TESSERA_APPLY_(X, TESSERA_OP_trsm)                                                                       \
   TESSERA_APPLY_(X, TESSERA_OP_sptrsv_analyze)                                                             \

@@ -1,5 +1,5 @@
 /// \file
-/// The six operations. Each checks its arguments (shapes, one device for all operands) and
+/// The operations. Each checks its arguments (shapes, one device for all operands) and
 /// throws a typed error before anything is written; then the operands' device runs it.
 /// Implemented for T = float and T = double.
 ///
@@ -21,6 +21,7 @@
 #include "tessera/dense_matrix.hpp"
 #include "tessera/grid.hpp"
 #include "tessera/queue.hpp"
+#include "tessera/stencil.hpp"
 #include "tessera/tensor.hpp"
 #include "tessera/types.hpp"
 #include "tessera/vector.hpp"
@@ -70,6 +71,21 @@ void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, de
 template <class T>
 void spmv(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
           Vector<T>& y);
+
+/// Y = alpha * A * X + beta * Y: the sparse matrix times k dense columns at once (multiple
+/// right-hand sides), X (A.cols() x k) and Y (A.rows() x k) row-major with any leading
+/// dimension and offset (DenseMatrix::block). Each column of Y is what spmv computes with the
+/// same column of X, each row's products summed in the order stored. With beta == 0, Y is
+/// only written; alpha == 0 is not a special case. X and Y must not share storage
+/// (InvalidArgument); shapes that do not match throw DimensionMismatch. The kernels are tuned
+/// for k = 1..64; larger k works, in chunks.
+template <class T>
+void spmm(detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X, detail::same_t<T> beta,
+          DenseMatrix<T>& Y);
+/// spmm on q.
+template <class T>
+void spmm(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X,
+          detail::same_t<T> beta, DenseMatrix<T>& Y);
 
 /// y = alpha * A^T * x + beta * y, as spmv with the transpose: A.transposed() is built on the
 /// host at the first call (a host wait) and kept with the matrix; later calls cost one spmv.
@@ -165,6 +181,17 @@ void stencil(const std::vector<T>& coeffs, Grid<T>& u, int steps);
 /// stencil on q.
 template <class T>
 void stencil(const Queue& q, const std::vector<T>& coeffs, Grid<T>& u, int steps);
+/// `steps` time steps of the general star stencil `s` (per-axis coefficients, a boundary kind
+/// per face, a source; semantics in StarStencil, stencil.hpp), applied to u in place. Throws
+/// InvalidArgument (nothing written) for coefficient counts that do not match the grid, a
+/// radius outside 1..4, a face outside StencilBoundary, one periodic face of an axis without
+/// the other, a neumann or periodic face on an axis shorter than the radius, or steps < 0.
+/// `stencil(coeffs, u, steps)` is the isotropic all-Dirichlet case without a source.
+template <class T>
+void stencil(const StarStencil<T>& s, Grid<T>& u, int steps);
+/// stencil with a StarStencil, on q.
+template <class T>
+void stencil(const Queue& q, const StarStencil<T>& s, Grid<T>& u, int steps);
 
 // ---- convolution ----
 /// 2D single-channel cross-correlation of image (H x W) with a K x K filter; see ConvMode for

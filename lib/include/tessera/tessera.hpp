@@ -23,6 +23,7 @@
 #include "tessera/queue.hpp"
 #include "tessera/scalar.hpp"
 #include "tessera/solve.hpp"
+#include "tessera/stencil.hpp"
 #include "tessera/tensor.hpp"
 #include "tessera/types.hpp"
 #include "tessera/vector.hpp"

@@ -63,9 +63,9 @@ enum class ElementwiseOp : std::uint8_t { multiply, divide, reciprocal };
 
 /// Every operation of the Backend interface; used by the feature matrix and NotImplemented.
 /// `vector` is the vector algebra (fill, axpby, elementwise, axpby_dot, dot2).
-enum class Op : std::uint8_t { reduce, dot, spmv, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer, vector };
+enum class Op : std::uint8_t { reduce, dot, spmv, spmm, trsv, trsm, sptrsv, gemm, stencil, conv2d, conv_layer, vector };
 /// Every Op, in declaration order.
-inline constexpr std::array<Op, 11> all_ops = {Op::reduce, Op::dot,  Op::spmv,    Op::trsv,   Op::trsm,  Op::sptrsv,
+inline constexpr std::array<Op, 12> all_ops = {Op::reduce, Op::dot,  Op::spmv, Op::spmm,   Op::trsv,   Op::trsm,  Op::sptrsv,
                                                Op::gemm,   Op::stencil, Op::conv2d, Op::conv_layer, Op::vector};
 /// The operation's name, e.g. "conv_layer".
 inline const char* to_string(Op op) {
@@ -73,6 +73,7 @@ inline const char* to_string(Op op) {
     case Op::reduce: return "reduce";
     case Op::dot: return "dot";
     case Op::spmv: return "spmv";
+    case Op::spmm: return "spmm";
     case Op::trsv: return "trsv";
     case Op::trsm: return "trsm";
     case Op::sptrsv: return "sptrsv";
@@ -85,13 +86,50 @@ inline const char* to_string(Op op) {
   return "?";
 }
 
-/// Star stencil of radius r (1..4): u'(i) = c[0]*u(i) + sum_{d=1..r} c[d] * (sum of the 2*ndim
-/// neighbours at distance d along the axes). Cells closer than r to any face are fixed
-/// (Dirichlet boundary) and keep their values.
+/// What a face of the grid holds in a stencil (see StarStencil in stencil.hpp for the exact
+/// rules): fixed values (dirichlet), a zero normal derivative by mirrored ghost cells (neumann),
+/// or the opposite face's cells (periodic; both faces of an axis).
+enum class StencilBoundary : std::uint8_t { dirichlet, neumann, periodic };
+/// The enumerator's name, e.g. "neumann".
+inline const char* to_string(StencilBoundary b) {
+  switch (b) {
+    case StencilBoundary::dirichlet: return "dirichlet";
+    case StencilBoundary::neumann: return "neumann";
+    case StencilBoundary::periodic: return "periodic";
+  }
+  return "?";
+}
+
+/// What a backend receives for a star stencil of radius r (1..4), checked by the front end
+/// (semantics: StarStencil in stencil.hpp). u'(i) = centre * u(i) + sum over d = 1..r and the
+/// grid's axes a of axis[a][d] * (u(i - d e_a) + u(i + d e_a)) [+ source]; the faces say what
+/// the neighbours beyond the grid are and which cells are fixed.
 struct StencilSpec {
   static constexpr int max_radius = 4;  ///< the largest radius supported
   int radius = 1;                       ///< r, 1..max_radius
-  std::array<double, max_radius + 1> coeffs{};  ///< c[0..radius]; the rest unused
+  double centre = 0;                    ///< the coefficient of the cell itself
+  /// axis[a][d]: the coefficient of the two neighbours at distance d along axis a (0 = x, 1 = y,
+  /// 2 = z; unused in 2D), d = 1..radius; axis[a][0] and entries past the radius are unused.
+  std::array<std::array<double, max_radius + 1>, 3> axis{};
+  /// The faces x low, x high, y low, y high, z low, z high (the z faces are unused in 2D).
+  std::array<StencilBoundary, 6> faces{};
+  double source = 0;  ///< added to every updated cell after the neighbour sum (0: not added)
+
+  /// Whether every used axis has the same coefficient at each distance.
+  bool isotropic(int ndim) const {
+    for (int d = 1; d <= radius; ++d)
+      for (int a = 1; a < ndim; ++a)
+        if (axis[static_cast<std::size_t>(a)][static_cast<std::size_t>(d)] != axis[0][static_cast<std::size_t>(d)])
+          return false;
+    return true;
+  }
+  /// Today's kernels' case: isotropic, every used face Dirichlet, no source. Backends keep their
+  /// specialised kernels for it and take a general path otherwise.
+  bool plain(int ndim) const {
+    for (int f = 0; f < 2 * ndim; ++f)
+      if (faces[static_cast<std::size_t>(f)] != StencilBoundary::dirichlet) return false;
+    return source == 0 && isotropic(ndim);
+  }
 };
 
 /// CNN layer (cross-correlation, as cuDNN and oneDNN compute it). Output size

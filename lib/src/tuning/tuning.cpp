@@ -14,6 +14,7 @@ namespace tessera::tuning {
 const std::vector<ParamSpec>& device_params();
 const std::vector<ParamSpec>& reduce_params();
 const std::vector<ParamSpec>& spmv_params();
+const std::vector<ParamSpec>& spmm_params();
 const std::vector<ParamSpec>& trsv_params();
 const std::vector<ParamSpec>& sptrsv_params();
 const std::vector<ParamSpec>& gemm_params();
@@ -24,7 +25,7 @@ const std::vector<ParamSpec>& vector_params();
 const std::vector<ParamSpec>& all_params() {
   static const std::vector<ParamSpec> all = [] {
     std::vector<ParamSpec> v;
-    for (const auto* table : {&device_params(), &reduce_params(), &spmv_params(), &trsv_params(), &sptrsv_params(),
+    for (const auto* table : {&device_params(), &reduce_params(), &spmv_params(), &spmm_params(), &trsv_params(), &sptrsv_params(),
                               &gemm_params(), &stencil_params(), &conv_params(), &vector_params()})
       v.insert(v.end(), table->begin(), table->end());
     return v;
