@@ -3,6 +3,9 @@
 # runs on) into one relocatable tree for the GPU machine, which has no Debian package registry:
 #   scripts/gpu-pack-mpi.sh [out.tar.xz]          (default: build-gpu-run/ompi.tar.xz)
 # On the machine: tar xJf out.tar.xz -C /tmp && . /tmp/ompi/env.sh; then mpirun as usual.
+# Where the machine has an OpenMPI 4.x of its own (the GPU machine's image does: 4.1.6,
+# ../shared/docs/gpu-machine.md), its mpirun and libmpi.so.40 run Tessera's binaries as they
+# are, and gpu-pack.sh leaves MPI's libraries out of syslib.tar.xz so the two never mix.
 # OpenMPI finds its plugins, orted and help files under OPAL_PREFIX, PMIx under
 # PMIX_PREFIX (both set by env.sh); the libraries' dependencies that a bare machine
 # lacks (hwloc, libevent, munge, ...) travel beside them, as scripts/gpu-pack.sh does for Tessera.
@@ -32,6 +35,8 @@ cat > "$pre/env.sh" <<'EOF'
 # Source this file: points OpenMPI and PMIx at this relocated tree.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export OPAL_PREFIX=$here PMIX_PREFIX=$here/lib/x86_64-linux-gnu/pmix2
+# PMIx's components by path: the machine may hold another PMIx at Debian's compiled-in path.
+export PMIX_MCA_mca_base_component_path=$here/lib/x86_64-linux-gnu/pmix2/lib/pmix
 export PATH=$here/bin:$PATH
 export LD_LIBRARY_PATH=$here/lib/x86_64-linux-gnu:$here/lib/x86_64-linux-gnu/openmpi/lib:$here/lib/x86_64-linux-gnu/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
