@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   CLI::App app{"tessera-bench-mpi: distributed SpMV, stencil step and CG iteration beside PETSc"};
   app.add_option("--device", c.device, "device every rank opens (cpu, opencl:0; cuda: cuda:<local rank>)");
   app.add_option("--n", c.n, "the problem is the 7-point Laplacian / grid of n x n x nz");
-  app.add_flag("--weak", c.weak, "weak scaling: nz = n * ranks (n^3 rows per rank); else nz = n");
+  app.add_option("--nz", c.nz, "the slowest axis (split over the ranks); default n");
+  app.add_flag("--weak", c.weak, "weak scaling: nz per rank (n x n x nz rows per rank), nz * ranks in all");
   app.add_option("--repeat", c.repeat, "SpMVs timed");
   app.add_option("--iterations", c.iterations, "CG iterations timed");
   app.add_option("--steps", c.steps, "stencil steps timed");

@@ -48,7 +48,10 @@ Row measure(const std::string& workload, int count, std::int64_t rows, const tes
 
 }  // namespace
 
-std::int64_t global_nz(const Config& c, int ranks) { return c.weak ? c.n * ranks : c.n; }
+std::int64_t global_nz(const Config& c, int ranks) {
+  const std::int64_t nz = c.nz > 0 ? c.nz : c.n;
+  return c.weak ? nz * ranks : nz;
+}
 
 tessera::HostCsr<double> laplacian_rows(std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t begin,
                                         std::int64_t end) {

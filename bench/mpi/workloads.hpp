@@ -12,7 +12,8 @@ namespace tessera_bench_mpi {
 struct Config {
   std::string device = "cpu";
   std::int64_t n = 128;   // the Laplacian / grid is n x n x nz
-  bool weak = false;      // nz = n * ranks (fixed rows per rank) instead of n
+  std::int64_t nz = 0;    // 0: n
+  bool weak = false;      // nz per rank (fixed rows per rank): nz * ranks in all
   int repeat = 20;        // SpMVs timed
   int iterations = 50;    // CG iterations timed
   int steps = 20;         // stencil steps timed
