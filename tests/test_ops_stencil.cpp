@@ -193,6 +193,23 @@ TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, steps 1/2/5, odd and degenerate gr
   }
 }
 
+// Step counts that split unevenly into passes of the temporally blocked paths (cpu: taken for
+// grids beyond the last-level cache, forced onto these by the ctest entry
+// cpu.stencil_time_blocked; GPU: the radius-1 time-blocked kernels), on odd grids.
+TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, steps 3/7/16, odd grids (the temporally blocked paths)", T, float,
+                   double) {
+  std::uint32_t seed = 300;
+  for (int r = 1; r <= 4; ++r) {
+    const GridShape grids[] = {{3, 4 * r + 17, 6 * r + 11, 2 * r + 19}, {3, 2 * r + 1, 2 * r + 3, 2 * r + 2},
+                               {3, 67, 2 * r + 2, 9 + 2 * r}};
+    for (const GridShape& g : grids)
+      for (int steps : {3, 7, 16}) {
+        seed += 2;
+        stencil_case<T>(g, stencil_coeffs<T>(3, r, seed), steps, seed + 1);
+      }
+  }
+}
+
 TEST_CASE_TEMPLATE("stencil: the reference cases (2D heat, 3D 7-point, 3D 25-point), larger grids", T, float, double) {
   // 2D 5-point heat equation, 20 steps (coefficients 1 - 4k and k, k = 0.2).
   stencil_case<T>({2, 513, 257, 1}, {T(0.2), T(0.2)}, 20, 1);

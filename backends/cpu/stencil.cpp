@@ -12,6 +12,16 @@
 // case keeps its kernel, streaming stores included.
 // The block size and the minimum cells per thread are the tuning values stencil.block_bytes and
 // stencil.min_cells_per_thread (tuning/stencil.cpp).
+//
+// Temporal blocking: a 3D grid beyond the last-level cache with steps > 1 spends one step per
+// pass waiting on memory (a read and a streamed write of every cell), while a core computes the
+// 7-point update several times faster from its L2. plan_time_blocking (below: the decision and
+// its arithmetic, the constants stencil.time_block*, tuning/stencil.cpp) then runs several steps
+// per pass: each thread owns blocks of rows and sweeps z with a wavefront that keeps the
+// intermediate steps in a ring of planes (kernels/cpu/stencil_wavefront.hpp), bit-identical to
+// one step per pass. Only the isotropic all-Dirichlet stencil without a source (the one-vector
+// call) is blocked; the general faces (Neumann, periodic: their ghost reads would need their own
+// ring rules) and 2D grids keep one step per pass.
 
 #include <algorithm>
 #include <cstdint>
@@ -26,6 +36,8 @@
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/stencil.hpp"
 #include "kernels/cpu/stencil_general.hpp"
+#include "kernels/cpu/stencil_wavefront.hpp"
+#include "tuning/tuning.hpp"
 
 namespace tessera {
 namespace {
@@ -122,11 +134,79 @@ void run_steps(const GridView& g, int r, std::int64_t z0, std::int64_t z1, std::
   }
 }
 
+// A plan of the temporally blocked path (plan_time_blocking).
+struct TimeBlocking {
+  int levels = 1;               // steps per pass; 1: not blocked
+  std::int64_t block_rows = 0;  // the most interior rows of a block
+  std::int64_t blocks = 0;      // blocks per pass (a multiple of the threads where rows allow)
+};
+
+// Whether and how to block `steps` steps of a plain 3D stencil in time. Blocked when both grids
+// exceed stencil.time_block_min_bytes (0: the last-level cache; below it every step is served
+// from the cache anyway) and a thread's ring (stencil.time_block_bytes) holds blocks of at least
+// 4 * levels * r rows: a block reads levels * r rows beyond each side (its halo) from memory, so
+// this keeps the extra reads under half a grid per pass. Fewer levels are tried before none.
+TimeBlocking plan_time_blocking(const GridView& g, int r, int steps, std::size_t elem, int threads,
+                                const tuning::Tuning& tune) {
+  TimeBlocking p;
+  if (g.ndim != 3 || steps < 2) return p;
+  const std::int64_t nx = g.nx, iy = g.ny - 2 * r, grid_bytes = 2 * g.nx * g.ny * g.nz * static_cast<std::int64_t>(elem);
+  const std::int64_t min_bytes = tune["stencil.time_block_min_bytes"];
+  const auto threshold = min_bytes > 0 ? min_bytes : static_cast<std::int64_t>(host::machine().caches.l3);
+  if (grid_bytes <= threshold) return p;
+  const std::int64_t budget = tune["stencil.time_block_bytes"];
+  for (auto t = static_cast<int>(std::min<std::int64_t>(tune["stencil.time_block"], steps)); t >= 2; --t) {
+    const std::int64_t slots = static_cast<std::int64_t>(t - 1) * (2 * r + 1);
+    const std::int64_t rows = budget / (slots * nx * static_cast<std::int64_t>(elem)) - 2 * (t - 1) * r;
+    if (rows < 4 * t * r) continue;
+    const std::int64_t want = (iy + rows - 1) / rows;
+    p.blocks = std::min(iy, (want + threads - 1) / threads * threads);
+    p.block_rows = (iy + p.blocks - 1) / p.blocks;
+    p.levels = t;
+    return p;
+  }
+  return p;
+}
+
+// The passes of a blocked run (levels steps each, the remainder spread so passes differ by at
+// most one step), ping-ponging like run_steps so that the last pass writes u.
+template <class T>
+void run_time_blocked(const TimeBlocking& p, int r, const T* c, const GridView& g, int steps, T* u, T* scratch,
+                      T* rings, int threads, bool stream) {
+  const std::int64_t nx = g.nx, ny = g.ny, nz = g.nz, iy = ny - 2 * r;
+  const int passes = (steps + p.levels - 1) / p.levels;
+  if (passes % 2 == 1)
+    copy_parallel(scratch, u, nx * ny * nz);
+  else
+    copy_boundary(scratch, u, g, r);
+  const std::int64_t ring_elems = cpu::stencil_wavefront_ring_elems(r, p.levels, nx, p.block_rows);
+#pragma omp parallel num_threads(threads)
+  {
+    const int tid = omp_get_thread_num();
+    const cpu::Range mine = cpu::split(p.blocks, omp_get_num_threads(), tid);
+    T* ring = rings + tid * ring_elems;
+    T* src = passes % 2 == 1 ? scratch : u;
+    T* dst = passes % 2 == 1 ? u : scratch;
+    for (int pass = 0; pass < passes; ++pass) {
+      const int levels = steps / passes + (pass < steps % passes ? 1 : 0);
+      for (std::int64_t b = mine.begin; b < mine.end; ++b) {
+        const cpu::Range yr = cpu::split(iy, static_cast<int>(p.blocks), static_cast<int>(b));
+        if (yr.begin == yr.end) continue;
+        cpu::stencil_wavefront<T>(src, dst, ring, r, c, nx, ny, nz, levels, r + yr.begin, r + yr.end, p.block_rows,
+                                  stream);
+      }
+      std::swap(src, dst);
+#pragma omp barrier
+    }
+  }
+}
+
 // The isotropic all-Dirichlet stencil without a source (StencilSpec::plain): the boundary is
 // never written, so an even step count needs only the boundary in the scratch grid.
 template <class T>
-void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes,
-                   std::int64_t block_bytes, std::int64_t min_cells_per_thread) {
+void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes, Scratch& rings,
+                   const tuning::Tuning& tune) {
+  const std::int64_t block_bytes = tune["stencil.block_bytes"], min_cells_per_thread = tune["stencil.min_cells_per_thread"];
   const int r = spec.radius;
   const bool is_3d = g.ndim == 3;
   const std::int64_t nx = g.nx, ny = g.ny, nz = is_3d ? g.nz : 1;
@@ -138,14 +218,24 @@ void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
 
   T* u = static_cast<T*>(g.data);
   T* scratch = static_cast<T*>(scratch_bytes);
-  if (steps % 2 == 1)
-    copy_parallel(scratch, u, cells);
-  else
-    copy_boundary(scratch, u, g, r);
   // Both grids larger than the last-level cache: nothing a step writes is still cached when the
   // next step reads it, so its stores may bypass the caches (no write-allocate read).
   const bool stream =
       2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
+  if (is_3d) {
+    const int threads = cpu::threads_for((nz - 2 * r) * (ny - 2 * r) * (nx - 2 * r), min_cells_per_thread);
+    const TimeBlocking p = plan_time_blocking(g, r, steps, sizeof(T), threads, tune);
+    if (p.levels > 1) {
+      const auto ring_bytes = static_cast<std::size_t>(cpu::stencil_wavefront_ring_elems(r, p.levels, nx, p.block_rows)) * sizeof(T);
+      T* ring = static_cast<T*>(rings.reserve(ring_bytes * static_cast<std::size_t>(threads)));
+      run_time_blocked<T>(p, r, c, g, steps, u, scratch, ring, threads, stream);
+      return;
+    }
+  }
+  if (steps % 2 == 1)
+    copy_parallel(scratch, u, cells);
+  else
+    copy_boundary(scratch, u, g, r);
   const int ndim = g.ndim;
   auto block = [&](const T* src, T* dst, std::int64_t za, std::int64_t zb, std::int64_t ya, std::int64_t yb) {
     if constexpr (std::is_same_v<T, float>)
@@ -205,6 +295,7 @@ void general_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
 struct CpuBackend::StencilState {
   std::mutex mutex;
   Scratch grid;
+  Scratch rings;  // the threads' rings of the temporally blocked path
 };
 
 std::shared_ptr<CpuBackend::StencilState> CpuBackend::make_stencil_state() { return std::make_shared<StencilState>(); }
@@ -214,10 +305,10 @@ void CpuBackend::stencil(QueueImpl&, const StencilSpec& spec, const GridView& u,
   const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * (u.ndim == 3 ? u.nz : 1)) * sizeof(T);
   // Concurrent stencils on this device (rare: each uses every core) get a grid of their own.
   std::unique_lock<std::mutex> lock(stencil_state_->mutex, std::try_to_lock);
-  Scratch own;
+  Scratch own, own_rings;
   void* scratch = lock.owns_lock() ? stencil_state_->grid.reserve(bytes) : own.reserve(bytes);
   if (spec.plain(u.ndim))
-    stencil_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
+    stencil_steps<T>(spec, u, steps, scratch, lock.owns_lock() ? stencil_state_->rings : own_rings, tune_);
   else
     general_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
 }

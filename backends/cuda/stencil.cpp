@@ -1,8 +1,10 @@
 // stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
 // in the queue; each launch writes every cell (boundary copied), so after an odd number of steps one
 // device copy brings the result back to u. The 3D z chunk is stencil.z_chunk, halved while the
-// grid would have fewer than 8 blocks per SM. Every case but the isotropic all-Dirichlet one
+// grid would have fewer than 8 blocks per SM. 3D 7-point with steps > 1 on a grid beyond the L2:
+// temporally blocked passes (below). Every case but the isotropic all-Dirichlet one
 // without a source takes stencil_general (kernels/cuda/stencil_general.cu).
+#include <algorithm>
 #include <utility>
 
 #include "cuda_backend.hpp"
@@ -48,6 +50,25 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
 
   T* cur = static_cast<T*>(u.data);
   T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
+  // 3D 7-point, steps > 1, a grid beyond the L2: up to stencil.time_block steps per pass
+  // (launch_stencil3d_tblock), the passes differing by at most one step; a one-step pass is
+  // stencil3d's. Every launch writes every cell, so the ping-pong is unchanged.
+  const int tb_lx = tune_.get("stencil.tb_lx"), tb_ly = tune_.get("stencil.tb_ly");
+  const int tb = std::min({tune_.get("stencil.time_block"), steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2,
+                           (tb_ly - 1) / 2});
+  if (u.ndim == 3 && R == 1 && tb > 1 && static_cast<std::int64_t>(2 * bytes) > tune_["stencil.time_block_min_bytes"]) {
+    const int passes = (steps + tb - 1) / tb;
+    for (int p = 0; p < passes; ++p) {
+      const int levels = steps / passes + (p < steps % passes ? 1 : 0);
+      if (levels == 1)
+        TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream));
+      else
+        TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly, stream));
+      std::swap(cur, next);
+    }
+    if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
   for (int s = 0; s < steps; ++s) {
     if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream));
     else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream));

@@ -4,7 +4,9 @@
 // even step count the first step reads u and only the boundary is copied to the scratch grid
 // (z and y faces by clEnqueueCopyBufferRect, x faces by a kernel: with rectangle copies a few
 // cells wide for them the H200's 256^3 f32 x10 call took 0.93 ms, with the kernel 0.83 ms); with
-// an odd count the scratch grid starts as a full copy of u and the first step reads it. The radius and dimensionality are compile-time
+// an odd count the scratch grid starts as a full copy of u and the first step reads it. GPU
+// kernels, 3D 7-point, steps > 1: several steps per pass (stencil_tblock, see below), the same
+// ping-pong over passes. The radius and dimensionality are compile-time
 // (one program per combination, built on first use) so the neighbour sum fully unrolls.
 #include <algorithm>
 #include <array>
@@ -76,7 +78,19 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
   const std::size_t bytes = static_cast<std::size_t>(u.nx * u.ny * u.nz) * esize;
   cl::Buffer& tmp = grow(q.state<StencilScratch>().grid, bytes);
   const cl::Buffer grid(mem(u.data), true);
-  if (steps % 2 == 1) {
+  // GPU kernels, 3D 7-point, steps > 1, a grid beyond the L2: stencil_tblock computes up to
+  // stencil.time_block steps per pass (the passes differ by at most one step; a pass of one step
+  // is stencil_step). The ping-pong below then counts passes instead of steps. The general
+  // stencils (and the cpu kernels, where the cpu backend does this) keep one step per pass.
+  const int tb_max = static_cast<int>(t["stencil.time_block"]);
+  const auto tb_lx = t["stencil.tb_lx"], tb_ly = t["stencil.tb_ly"];
+  const bool tblock = !cpu_kernels_ && is_3d && r == 1 && steps > 1 && tb_max > 1 &&
+                      static_cast<std::int64_t>(2 * bytes) > t["stencil.time_block_min_bytes"];
+  const int tb = tblock ? static_cast<int>(std::min<std::int64_t>(
+                              {tb_max, steps, (tb_lx - 1) / 2, (tb_ly - 1) / 2}))
+                        : 1;
+  const int passes = tb > 1 ? (steps + tb - 1) / tb : steps;
+  if (passes % 2 == 1) {
     q.queue().enqueueCopyBuffer(grid, tmp, 0, 0, bytes);
   } else {
     // The cells within r of a face: the z and y faces as boxes of whole rows (y, z origin;
@@ -97,7 +111,7 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
     }
   }
 
-  if (steps % 2 == 0) {
+  if (passes % 2 == 0) {
     cl::Kernel& kf = kernel("stencil.cl", dtype_v<T>, defines, "stencil_copy_x_faces");
     launch<T>(q, kf, cl::NDRange(static_cast<std::size_t>((iy + 63) / 64 * 64), static_cast<std::size_t>(iz)),
               cl::NDRange(64, 1), u.data, tmp, u.nx, u.ny, iy, iz);
@@ -133,8 +147,28 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
     local = cl::NDRange(lx, ly, 1);
   }
   const std::array<double, 5> c = {spec.centre, spec.axis[0][1], spec.axis[0][2], spec.axis[0][3], spec.axis[0][4]};
-  void* src = steps % 2 == 1 ? tmp() : u.data;
-  void* dst = steps % 2 == 1 ? u.data : tmp();
+  void* src = passes % 2 == 1 ? tmp() : u.data;
+  void* dst = passes % 2 == 1 ? u.data : tmp();
+  if (tb > 1) {
+    for (int pass = 0; pass < passes; ++pass) {
+      const int levels = steps / passes + (pass < steps % passes ? 1 : 0);
+      if (levels == 1) {
+        launch<T>(q, *k, global, local, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{0.0}, Real{0.0},
+                  Real{0.0});
+      } else {
+        cl::Kernel& kt = kernel("stencil.cl", dtype_v<T>, defines + " -DSTENCIL_TB_LEVELS=" + std::to_string(levels),
+                                "stencil_tblock");
+        const std::int64_t inner_x = tb_lx - 2 * levels, inner_y = tb_ly - 2 * levels;
+        const auto gx = static_cast<std::size_t>((ix + inner_x - 1) / inner_x);
+        const auto gy = static_cast<std::size_t>((iy + inner_y - 1) / inner_y);
+        const auto lx = static_cast<std::size_t>(tb_lx), ly = static_cast<std::size_t>(tb_ly);
+        launch<T>(q, kt, cl::NDRange(gx * lx, gy * ly), cl::NDRange(lx, ly), src, dst, u.nx, u.ny, u.nz, Real{c[0]},
+                  Real{c[1]});
+      }
+      std::swap(src, dst);
+    }
+    return;
+  }
   for (int step = 0; step < steps; ++step) {
     if (sweep)
       launch<T>(q, *k, global, local, src, dst, u.nx, u.ny, u.nz, Real{c[0]}, Real{c[1]}, Real{r >= 2 ? c[2] : 0.0},

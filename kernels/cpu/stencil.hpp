@@ -20,4 +20,17 @@ void stencil_block_f64(const double* src, double* dst, int ndim, int radius, con
                        std::int64_t ny, std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1,
                        bool stream);
 
+// 3D: `rows` consecutive rows (x fastest, row stride nx) of one plane, cells x in [radius,
+// nx - radius): dst row y = the step from src row y, y = 0..rows-1, with the neighbours along y
+// at +-d * nx from a cell and along z at zoff[d - 1] (plane z - d) and zoff[radius + d - 1]
+// (plane z + d) elements from it. The buffers need not be one grid: the temporally blocked path
+// (stencil_wavefront.hpp) keeps the intermediate time levels in a ring of plane slots. Every
+// cell is computed with exactly stencil_block's operations (same bits on the same SIMD target).
+// prefetch: when nonzero, each row's cells at that offset are prefetched as the row is computed.
+// stream: as stencil_block (non-temporal stores where nx and both rows are vector aligned).
+void stencil_plane_rows_f32(const float* src, float* dst, int radius, const float* c, std::int64_t nx,
+                            std::int64_t rows, const std::int64_t* zoff, std::int64_t prefetch, bool stream);
+void stencil_plane_rows_f64(const double* src, double* dst, int radius, const double* c, std::int64_t nx,
+                            std::int64_t rows, const std::int64_t* zoff, std::int64_t prefetch, bool stream);
+
 }  // namespace tessera::cpu

@@ -225,6 +225,14 @@ cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in,
 template <class T>
 cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream);
+// The 3D 7-point stencil (radius 1), `levels` (2..kStencilTblockMaxLevels) Jacobi steps in one
+// pass (temporal blocking, kernels/cuda/stencil.cu): blocks of lx x ly threads, a tile of as many
+// cells whose inner (lx - 2 levels) x (ly - 2 levels) are written; every cell of `out` written
+// (boundary cells copied), as launch_stencil3d. lx * ly <= 1024, both > 2 levels.
+constexpr int kStencilTblockMaxLevels = 4;
+template <class T>
+cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                                    std::int64_t ny, std::int64_t nz, int lx, int ly, cudaStream_t stream);
 
 // The general stencil (per-axis coefficients, faces 0 Dirichlet / 1 Neumann / 2 periodic as
 // StencilBoundary, a source; lib/include/tessera/stencil.hpp): one step, every cell of `out`

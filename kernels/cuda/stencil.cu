@@ -152,6 +152,68 @@ __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_
   }
 }
 
+// 3D 7-point, TB Jacobi steps per pass (2.5D temporal blocking with overlapped halos; the
+// AN5D / EBISU idea, written for this kernel set). A block of lx x ly threads holds an lx x ly
+// column of cells, one per thread, and sweeps all of z. Iteration k loads plane k (issued one
+// iteration ahead); step s (1..TB) computes plane k + 1 - 2s from step s - 1's planes
+// k - 2s .. k + 2 - 2s: the z neighbours from a 3-deep register queue per step (its newest plane
+// arrived one iteration earlier, hence 2 planes per step), the x and y neighbours from step
+// s - 1's centre plane in shared memory. Step s is right in the tile less s cells from each
+// edge; the block writes the inner (lx - 2TB) x (ly - 2TB) cells of step TB, every plane, faces
+// included (a face cell keeps its value in every step), so both buffers always hold the boundary.
+// The sum is stencil3d_kernel's, in its order: the same operations per cell.
+template <class T, int TB>
+__global__ __launch_bounds__(1024) void stencil3d_tblock_kernel(StencilCoeffs<T> c, const T* __restrict__ in,
+                                                                 T* __restrict__ out, std::int64_t nx,
+                                                                 std::int64_t ny, std::int64_t nz) {
+  extern __shared__ unsigned char stencil_smem[];
+  T* planes = reinterpret_cast<T*>(stencil_smem);  // [TB][ly][lx]: step s's centre plane
+  const int lx = blockDim.x, ly = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t x = static_cast<std::int64_t>(blockIdx.x) * (lx - 2 * TB) - TB + tx;
+  const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * (ly - 2 * TB) - TB + ty;
+  const bool in_grid = x >= 0 && x < nx && y >= 0 && y < ny;
+  const bool face_xy = x < 1 || x >= nx - 1 || y < 1 || y >= ny - 1;
+  const bool writes = in_grid && tx >= TB && tx < lx - TB && ty >= TB && ty < ly - TB;
+  const int xl = max(tx - 1, 0), xr = min(tx + 1, lx - 1), yl = max(ty - 1, 0), yr = min(ty + 1, ly - 1);
+  const std::int64_t sz = nx * ny, col = y * nx + x;
+  auto at = [&](int s, int yy, int xx) -> T& { return planes[(s * ly + yy) * lx + xx]; };
+  T q[TB][3];
+#pragma unroll
+  for (int s = 0; s < TB; ++s) q[s][0] = q[s][1] = q[s][2] = T(0);
+  T ahead = in_grid && nz > 0 ? in[col] : T(0);
+  for (std::int64_t k = 0; k < nz + 2 * TB - 1; ++k) {
+    q[0][0] = q[0][1];
+    q[0][1] = q[0][2];
+    q[0][2] = ahead;
+    ahead = in_grid && k + 1 < nz ? in[(k + 1) * sz + col] : T(0);
+#pragma unroll
+    for (int s = 0; s < TB; ++s) at(s, ty, tx) = q[s][1];
+    __syncthreads();
+    T v[TB];
+#pragma unroll
+    for (int s = 1; s <= TB; ++s) {
+      const std::int64_t z = k + 1 - 2 * s;
+      const T u = q[s - 1][1];
+      T w = u;
+      if (!face_xy && z >= 1 && z < nz - 1) {
+        w = c.c[0] * u;
+        w += c.c[1] * ((at(s - 1, ty, xl) + at(s - 1, ty, xr)) + (at(s - 1, yl, tx) + at(s - 1, yr, tx)) +
+                       (q[s - 1][0] + q[s - 1][2]));
+      }
+      v[s - 1] = w;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int s = 1; s < TB; ++s) {
+      q[s][0] = q[s][1];
+      q[s][1] = q[s][2];
+      q[s][2] = v[s - 1];
+    }
+    const std::int64_t z = k + 1 - 2 * TB;
+    if (writes && z >= 0 && z < nz) out[z * sz + col] = v[TB - 1];
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -187,11 +249,31 @@ cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in,
   return cudaGetLastError();
 }
 
+template <class T>
+cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                                    std::int64_t ny, std::int64_t nz, int lx, int ly, cudaStream_t stream) {
+  if (levels < 2 || levels > kStencilTblockMaxLevels || lx <= 2 * levels || ly <= 2 * levels || lx * ly > 1024)
+    return cudaErrorInvalidValue;
+  const dim3 block(static_cast<unsigned>(lx), static_cast<unsigned>(ly));
+  const dim3 grid(blocks_for(nx, lx - 2 * levels), blocks_for(ny, ly - 2 * levels));
+  if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+  const std::size_t smem = static_cast<std::size_t>(levels) * lx * ly * sizeof(T);
+  switch (levels) {
+    case 2: stencil3d_tblock_kernel<T, 2><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz); break;
+    case 3: stencil3d_tblock_kernel<T, 3><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz); break;
+    case 4: stencil3d_tblock_kernel<T, 4><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
 #define TESSERA_STENCIL_INSTANTIATE(T)                                                                        \
   template cudaError_t launch_stencil2d<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,          \
                                            std::int64_t, cudaStream_t);                                       \
   template cudaError_t launch_stencil3d<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,          \
-                                           std::int64_t, std::int64_t, int, cudaStream_t);
+                                           std::int64_t, std::int64_t, int, cudaStream_t);                    \
+  template cudaError_t launch_stencil3d_tblock<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,   \
+                                                  std::int64_t, std::int64_t, int, int, cudaStream_t);
 TESSERA_STENCIL_INSTANTIATE(float)
 TESSERA_STENCIL_INSTANTIATE(double)
 

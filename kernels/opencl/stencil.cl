@@ -220,3 +220,70 @@ __kernel void stencil_step_general(__global const REAL* src, __global REAL* dst,
   if (source != 0) v += source;
   dst[i] = v;
 }
+
+#ifndef STENCIL_TB_LEVELS
+#define STENCIL_TB_LEVELS 1
+#endif
+#if DIM3 && RADIUS == 1 && STENCIL_TB_LEVELS > 1 && !TESSERA_CPU_KERNELS
+// GPU, 3D 7-point: STENCIL_TB_LEVELS (T) Jacobi steps per pass through memory (2.5D temporal
+// blocking with overlapped halos; the AN5D / EBISU idea, written for this kernel set). A work-group
+// of LX x LY work-items holds an LX x LY column of cells, one per work-item, and sweeps all of z.
+// Iteration k loads plane k of the source; step s (1..T) then computes plane k + 1 - 2s of its
+// (tile-local) grid from step s - 1's planes k - 2s .. k + 2 - 2s (the centre of its 3-deep
+// register queue, whose newest plane came one iteration earlier: hence 2 planes per step), the
+// z neighbours from that queue, the x and y neighbours from step s - 1's centre plane in local
+// memory. Step s is right in the tile less s cells from each edge, so the group writes the
+// inner (LX - 2T) x (LY - 2T) cells of step T: groups overlap by 2T cells (recomputed halos),
+// and every cell of the source is read about LX LY / ((LX - 2T)(LY - 2T)) times per T steps.
+// Cells on a face (the fixed boundary) keep their value in every step and are not written (the
+// host keeps them in both buffers, as for stencil_step). The sum is stencil_step's, in its
+// order, so a cell gets the same operations. Global size: (groups_x * LX, groups_y * LY),
+// local (LX, LY) = (STENCIL_TB_LX, STENCIL_TB_LY); groups_x = ceil((nx - 2) / (LX - 2T)), likewise y.
+__kernel __attribute__((reqd_work_group_size(STENCIL_TB_LX, STENCIL_TB_LY, 1))) void stencil_tblock(
+    __global const REAL* src, __global REAL* dst, long nx, long ny, long nz, REAL c0, REAL c1) {
+#define TB STENCIL_TB_LEVELS
+  __local REAL plane_of[TB][STENCIL_TB_LY][STENCIL_TB_LX];
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const long x = (long)get_group_id(0) * (STENCIL_TB_LX - 2 * TB) - TB + 1 + tx;
+  const long y = (long)get_group_id(1) * (STENCIL_TB_LY - 2 * TB) - TB + 1 + ty;
+  const bool in_grid = x >= 0 && x < nx && y >= 0 && y < ny;
+  const bool face_xy = x < 1 || x >= nx - 1 || y < 1 || y >= ny - 1;
+  // Written: the tile's inner cells of step T that are interior cells of the grid.
+  const bool writes = tx >= TB && tx < STENCIL_TB_LX - TB && ty >= TB && ty < STENCIL_TB_LY - TB && in_grid && !face_xy;
+  const int xl = max(tx - 1, 0), xr = min(tx + 1, STENCIL_TB_LX - 1);
+  const int yl = max(ty - 1, 0), yr = min(ty + 1, STENCIL_TB_LY - 1);
+  const long sz = nx * ny, col = y * nx + x;
+  // q[s][0..2]: step s's planes (newest last); step 0 is the source.
+  REAL q[TB][3];
+  for (int s = 0; s < TB; ++s) q[s][0] = q[s][1] = q[s][2] = 0;
+  for (long k = 0; k < nz + 2 * TB - 1; ++k) {
+    q[0][0] = q[0][1];
+    q[0][1] = q[0][2];
+    q[0][2] = in_grid && k < nz ? src[k * sz + col] : 0;
+    for (int s = 0; s < TB; ++s) plane_of[s][ty][tx] = q[s][1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    REAL v[TB];
+    for (int s = 1; s <= TB; ++s) {
+      const long z = k + 1 - 2 * s;  // the plane step s computes
+      const REAL u = q[s - 1][1];
+      REAL w = u;
+      if (!face_xy && z >= 1 && z < nz - 1) {
+        w = c0 * u;
+        REAL nb = plane_of[s - 1][ty][xl] + plane_of[s - 1][ty][xr] + plane_of[s - 1][yl][tx] + plane_of[s - 1][yr][tx];
+        nb += q[s - 1][0] + q[s - 1][2];
+        w += c1 * nb;
+      }
+      v[s - 1] = w;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 1; s < TB; ++s) {
+      q[s][0] = q[s][1];
+      q[s][1] = q[s][2];
+      q[s][2] = v[s - 1];
+    }
+    const long z = k + 1 - 2 * TB;
+    if (writes && z >= 1 && z < nz - 1) dst[z * sz + col] = v[TB - 1];
+  }
+#undef TB
+}
+#endif
