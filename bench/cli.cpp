@@ -31,7 +31,7 @@ bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
   std::vector<std::string> cases;
   bool no_baselines = false, no_check = false;
   app.add_option("--ops", ops,
-                 "operations to run, comma-separated (default: all): reduce, dot, spmv, trsv, trsm, sptrsv, gemm, "
+                 "operations to run, comma-separated (default: all): reduce, dot, spmv, spmm, trsv, trsm, sptrsv, gemm, "
                  "stencil, conv2d, conv_layer")
       ->delimiter(',');
   app.add_option("--dtypes", dtypes, "f32, f64 or both (default: both)")

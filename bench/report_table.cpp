@@ -133,7 +133,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
   std::fprintf(out,
                "\nGFLOP/s and GB/s: FLOPs and minimum bytes moved per call (formulas in bench/workloads/*.cpp) over the "
                "median time.\n"
-               "%% peak: of this run's measured peak of the device: read = STREAM-style read (reduce, dot, spmv, trsv, "
+               "%% peak: of this run's measured peak of the device: read = STREAM-style read (reduce, dot, spmv, spmm, trsv, "
                "sptrsv, norm2, dot2, cg), copy = STREAM copy on CPUs (axpy, copy, axpby_dot), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs and OpenCL devices, gemm = vendor GEMM on cuda:0 (gemm, trsm, conv_layer); copy = device copy on GPUs. "
                "* = the data is smaller than 2x the last-level cache: on a CPU that rate may be cache bandwidth.\n"
                "Per call: ms of one operation; cg: of one iteration (the run of 50 / 50); launch: of one axpy, "

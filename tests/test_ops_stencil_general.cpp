@@ -266,3 +266,9 @@ TEST_CASE_TEMPLATE("stencil (general): a larger 3D grid, isotropic coefficients 
   general_case<T>({3, 131, 67, 45}, 1, {N, N, P, P, N, D}, 0.01, 4, 600);
   general_case<T>({3, 64, 40, 37}, 4, {P, P, P, P, P, P}, 0.0, 3, 602);
 }
+
+// More planes than a CUDA grid has blocks along z (65535): the general kernel's z stride.
+TEST_CASE_TEMPLATE("stencil (general): a grid longer in z than a launch's z extent", T, float, double) {
+  general_case<T>({3, 3, 2, 70001}, 1, {N, N, P, P, P, P}, 0.5, 2, 700);
+  general_case<T>({3, 5, 4, 65541}, 2, {P, P, N, N, D, N}, 0.0, 1, 702);
+}
