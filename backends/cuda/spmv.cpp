@@ -203,7 +203,7 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
     const SellArrays& s = *p->arrays;
     TESSERA_CUDA_CHECK(launch_spmv_sell<T>(rows, p->layout->c, s.slice_ptr.as<int>(), s.row_len.as<int>(),
                                            p->layout->sorted() ? s.perm.as<int>() : nullptr, s.col.as<int>(),
-                                           p->values->val.as<T>(), xp, a, b, yp, stream));
+                                           p->values->val.template as<T>(), xp, a, b, yp, stream));
     return;
   }
   switch (choice.kernel) {
