@@ -322,6 +322,25 @@ TEST_CASE_TEMPLATE("sell: the automatic choice keeps CSR for skewed rows and say
   CHECK(spmv_kernel(CsrMatrix<T>::from_host(reference_device(), laplacian_2d<T>(9, 9))) == "csr");
 }
 
+TEST_CASE_TEMPLATE("sell: auto takes SELL for even rows where the device's thresholds allow, CSR for uneven ones", T,
+                   float, double) {
+  // laplacian_3d 40^3: rows of 7 inside, 4..6 on the faces (cv about 6%, padding < 1%);
+  // random 5..8 per row: cv about 17%.
+  for_each_device<T>(Op::spmv, [&](const Device& d) {
+    std::int64_t max_cv = 0, min_rows = 0;
+    for (const auto& [k, v] : d.info().tuning) {
+      if (k == "spmv.sell_max_cv") max_cv = v;
+      if (k == "spmv.sell_min_rows") min_rows = v;
+    }
+    if (format_of(d) != plan::FormatSetting::automatic) return;
+    const std::string lap = spmv_kernel(CsrMatrix<T>::from_host(d, laplacian_3d<T>(40, 40, 40)));
+    const std::string rnd = spmv_kernel(CsrMatrix<T>::from_host(d, random_csr<T>(70001, 70001, 5, 8, 52)));
+    INFO(d.spec() << ": laplacian " << lap << ", random " << rnd << "; sell_max_cv " << max_cv);
+    CHECK(starts_with(lap, max_cv >= 8 && min_rows <= 64000 ? "sell" : "csr"));
+    CHECK(starts_with(rnd, max_cv >= 20 && min_rows <= 70001 ? "sell" : "csr"));
+  });
+}
+
 TEST_CASE("sell: bad input (an empty matrix; spmv's checks come first and write nothing)") {
   CHECK_THROWS_AS(spmv_kernel(CsrMatrix<float>()), InvalidArgument);
   for (const Device& d : all_devices()) {

@@ -37,9 +37,13 @@ const std::vector<ParamSpec>& spmv_params() {
       // built layout's padding; csr or sell force one (TESSERA_TUNE=spmv.format=sell).
       {"spmv.format", "storage: 0 auto (from the row statistics), 1 csr, 2 sell (SELL-C-sigma)", 0, 2, Shape::any,
        {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}, "auto|csr|sell"},
-      // Auto picks SELL only for even rows: stddev / mean at most this (percent) ...
+      // Auto picks SELL only for even rows: stddev / mean at most this (percent) ... cpu: a Zen 4
+      // VM (AVX-512, 2 threads, shared and noisy; medians of 4 interleaved runs, 2026-11-26):
+      // laplace3d 48^3 (cv 5%) 1.18x CSR in f32, 1.02x in f64; 96^3 (cv 3.5%) about 1.1x in
+      // both; random 1M rows of 5-8 (cv 17%) 0.79x in f32, so 10% keeps those on CSR. GPUs:
+      // not measured yet, so auto stays on CSR there (TESSERA_TUNE=spmv.format=sell to try).
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
-       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}},
+       0, 1000, Shape::any, {{"cpu/*", 10}, {"cuda/*", 0}, {"opencl/*", 0}}},
       // ... and the layout pads by at most this percent of the nonzeros (measured once built).
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
        Shape::any, {{"cpu/*", 10}, {"cuda/*", 10}, {"opencl/*", 10}}},
@@ -47,6 +51,8 @@ const std::vector<ParamSpec>& spmv_params() {
        {{"cpu/*", 4096}, {"cuda/*", 1 << 16}, {"opencl/*", 1 << 16}}},
       // Rows are sorted by length within windows of sigma (a multiple of C; 1: unsorted, the
       // row order kept, no permutation), so a slice's rows are alike and pad little.
+      // cpu: sorting cost 10% on the even Laplacian rows (the permuted stores of y) and gained
+      // only where rows vary, which auto leaves on CSR anyway.
       {"spmv.sell_sigma", "SELL: rows sorted by length within windows of this many rows (1: not sorted)", 1, 1 << 20,
        Shape::pow2, {{"cpu/*", 1}, {"cuda/*", 256}, {"opencl/*", 256}}},
       // C: a warp / wavefront on GPUs, one row per work-item of it (cpu: two SIMD vectors of
