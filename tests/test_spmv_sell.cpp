@@ -341,6 +341,37 @@ TEST_CASE_TEMPLATE("sell: auto takes SELL for even rows where the device's thres
   });
 }
 
+TEST_CASE_TEMPLATE("sell: Inf in x reaches only the rows that reference it (padding is masked, not multiplied by 0)",
+                   T, float, double) {
+  // Padding slots hold column 0: x[0] = Inf must not turn the padded rows' sums into NaN.
+  const Device ref = reference_device();
+  HostCsr<T> h = local_random_csr<T>(3001, 500, 0, 9, 71, false, 0.1);
+  std::vector<T> hx = random_vector<T>(500, 72);
+  hx[0] = std::numeric_limits<T>::infinity();
+  std::vector<T> expected;
+  if (!on_reference("Inf in x", [&] {
+        Vector<T> y(ref, h.rows);
+        spmv(T(1), CsrMatrix<T>::from_host(ref, h), Vector<T>::from_host(ref, hx), T(0), y);
+        expected = y.to_host();
+      }))
+    return;
+  for_each_device<T>(Op::spmv, [&](const Device& d) {
+    const auto A = CsrMatrix<T>::from_host(d, h);
+    INFO(d.spec() << ": " << spmv_kernel(A));
+    Vector<T> y(d, h.rows);
+    spmv(T(1), A, Vector<T>::from_host(d, hx), T(0), y);
+    const auto got = y.to_host();
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const bool fin = std::isfinite(static_cast<double>(expected[i]));
+      if (fin != std::isfinite(static_cast<double>(got[i])) ||
+          (fin && std::abs(static_cast<double>(got[i] - expected[i])) > gamma_bound<T>(11) * 10))
+        ++wrong;
+    }
+    CHECK_MESSAGE(wrong == 0, wrong << " rows differ from the reference in value or finiteness");
+  });
+}
+
 TEST_CASE("sell: bad input (an empty matrix; spmv's checks come first and write nothing)") {
   CHECK_THROWS_AS(spmv_kernel(CsrMatrix<float>()), InvalidArgument);
   for (const Device& d : all_devices()) {
