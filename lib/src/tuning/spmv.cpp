@@ -37,13 +37,14 @@ const std::vector<ParamSpec>& spmv_params() {
       // built layout's padding; csr or sell force one (TESSERA_TUNE=spmv.format=sell).
       {"spmv.format", "storage: 0 auto (from the row statistics), 1 csr, 2 sell (SELL-C-sigma)", 0, 2, Shape::any,
        {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}, "auto|csr|sell"},
-      // Auto picks SELL only for even rows: stddev / mean at most this (percent) ... cpu: a Zen 4
-      // VM (AVX-512, 2 threads, shared and noisy; medians of 4 interleaved runs, 2026-11-26):
-      // laplace3d 48^3 (cv 5%) 1.18x CSR in f32, 1.02x in f64; 96^3 (cv 3.5%) about 1.1x in
-      // both; random 1M rows of 5-8 (cv 17%) 0.79x in f32, so 10% keeps those on CSR. GPUs:
-      // not measured yet, so auto stays on CSR there (TESSERA_TUNE=spmv.format=sell to try).
+      // Auto picks SELL only for even rows: stddev / mean at most this (percent) ... Off by
+      // default until it is shown to pay on a device class. cpu, a Zen 4 VM (AVX-512, where CSR
+      // avoids gathers; one thread, medians of 4 interleaved runs, 2026-11-26), SELL / CSR time:
+      // laplace3d 48^3 (in cache) 0.77 f32, 0.96 f64; 96^3 0.96 f32, 1.19 f64; 128^3 1.09 f32,
+      // 0.81 f64; random 1M rows of 5-8 1.14 f32: no clear gain in DRAM. 10 takes Laplacian-like
+      // rows (cv 2-6%) and leaves random 5-8 rows (cv 17%) on CSR. GPUs: not measured yet.
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
-       0, 1000, Shape::any, {{"cpu/*", 10}, {"cuda/*", 0}, {"opencl/*", 0}}},
+       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}},
       // ... and the layout pads by at most this percent of the nonzeros (measured once built).
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
        Shape::any, {{"cpu/*", 10}, {"cuda/*", 10}, {"opencl/*", 10}}},
