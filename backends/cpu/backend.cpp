@@ -9,6 +9,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
+#include "kernels/cpu/spmv_sell.hpp"
 #include "tessera/cpu_target.hpp"
 
 namespace tessera {
@@ -52,6 +53,8 @@ DeviceInfo CpuBackend::info() const {
   d.details.emplace_back("simd targets compiled", compiled);
   d.details.emplace_back("openmp threads", std::to_string(cpu::num_threads()));
   d.details.emplace_back("simd lanes f32", std::to_string(cpu::lanes_f32()));
+  d.details.emplace_back("spmv sell C (f32, f64)",
+                         std::to_string(cpu::sell_c_f32()) + ", " + std::to_string(cpu::sell_c_f64()));
   const std::pair<const char*, std::size_t> caches[] = {{"L1d cache", m.reported_caches.l1d},
                                                         {"L2 cache", m.reported_caches.l2},
                                                         {"L3 cache", m.reported_caches.l3}};

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "host_memory_backend.hpp"
 #include "tuning/tuning.hpp"
@@ -25,6 +26,17 @@ class CpuBackend final : public HostMemoryBackend<CpuBackend> {
   struct StencilState;  // stencil.cpp: the second grid, kept between calls
   static std::shared_ptr<StencilState> make_stencil_state();
   std::shared_ptr<StencilState> stencil_state_ = make_stencil_state();
+  struct SpmvState;  // spmv.cpp: the SELL-C-sigma layouts of the matrices seen last
+  static std::shared_ptr<SpmvState> make_spmv_state();
+  std::shared_ptr<SpmvState> spmv_state_ = make_spmv_state();
+  template <class T>
+  struct SellPlan;  // spmv.cpp: one matrix's layout and padded arrays
+  template <class T>
+  std::shared_ptr<const SellPlan<T>> sell_plan(const CsrView& A);  // null: CSR runs
+
+ public:
+  /// "sell(...)" or "csr/rows" (Backend::spmv_kernel).
+  std::string spmv_kernel(DType dtype, const CsrView& A) override;
 };
 
 }  // namespace tessera

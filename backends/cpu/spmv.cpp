@@ -1,6 +1,11 @@
 // SpMV: rows are split among threads by cost (cpu/row_split.hpp). The splits cost O(threads
-// log rows) per call, so nothing is cached per matrix. Fewer threads run where each would get less
-// than spmv.min_work_per_thread (tuning/spmv.cpp).
+// log rows) per call, so nothing is cached per matrix for CSR. Fewer threads run where each
+// would get less than spmv.min_work_per_thread (tuning/spmv.cpp).
+//
+// SELL-C-sigma (plan/spmv_policy.hpp decides, plan/sell_layout.hpp builds): the layout and its
+// padded arrays are built on the host at the first call for a matrix and kept per generation
+// (plan::PlanCache); update_values refills the values (a new plan sharing the structure) at the
+// next call. Slices are split among threads by their padded entries, as CSR rows by nonzeros.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +17,10 @@
 #include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/spmv.hpp"
+#include "kernels/cpu/spmv_sell.hpp"
+#include "plan/plan_cache.hpp"
+#include "plan/sell_layout.hpp"
+#include "plan/spmv_policy.hpp"
 
 namespace tessera {
 namespace {
@@ -35,8 +44,107 @@ bool irregular_short_rows(const CsrStats& s) {
 
 }  // namespace
 
+// The structure half of a SELL plan (shared by its value refreshes) and the values.
+struct SellStructure {
+  plan::SellLayout layout;
+  bool use = false;  // keep_sell's verdict; the arrays are filled only when used
+  std::vector<std::int32_t> col;
+};
+template <class T>
+struct CpuBackend::SellPlan {
+  std::shared_ptr<const SellStructure> structure;
+  std::vector<T> val;
+  std::uint64_t values_version = 0;
+  cpu::SellArrays<T> arrays() const {
+    const plan::SellLayout& l = structure->layout;
+    return {l.c, l.rows, l.slice_ptr.data(), l.row_len.data(), l.sorted() ? l.perm.data() : nullptr,
+            structure->col.data(), val.data()};
+  }
+};
+
+struct CpuBackend::SpmvState {
+  plan::PlanCache<SellPlan<float>> f32;
+  plan::PlanCache<SellPlan<double>> f64;
+  template <class T>
+  plan::PlanCache<SellPlan<T>>& cache() {
+    if constexpr (std::is_same_v<T, float>) return f32;
+    else return f64;
+  }
+};
+std::shared_ptr<CpuBackend::SpmvState> CpuBackend::make_spmv_state() { return std::make_shared<SpmvState>(); }
+
+template <class T>
+std::shared_ptr<const CpuBackend::SellPlan<T>> CpuBackend::sell_plan(const CsrView& A) {
+  if (!plan::sell_candidate(A, tune_)) return nullptr;
+  const int c = std::is_same_v<T, float> ? cpu::sell_c_f32() : cpu::sell_c_f64();
+  const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
+  const T* values = static_cast<const T*>(A.values);
+  auto plan = spmv_state_->cache<T>().get(A.generation, [&](std::shared_ptr<const SellPlan<T>> old) {
+    const int sigma = plan::sell_sigma_for(tune_.get("spmv.sell_sigma"), c);
+    // A plan for another C or sigma (TESSERA_CPU_TARGET or the tuning changed) is rebuilt.
+    if (old && old->structure->layout.c == c && old->structure->layout.sigma == sigma) {
+      if (!old->structure->use || old->values_version == A.values_version) return old;
+      auto fresh = std::make_shared<SellPlan<T>>();  // update_values: new values, same structure
+      fresh->structure = old->structure;
+      fresh->val.resize(static_cast<std::size_t>(fresh->structure->layout.padded));
+      plan::sell_fill_values(fresh->structure->layout, row_ptr, values, fresh->val.data());
+      fresh->values_version = A.values_version;
+      return std::shared_ptr<const SellPlan<T>>(fresh);
+    }
+    auto st = std::make_shared<SellStructure>();
+    st->layout = plan::sell_layout(row_ptr, A.rows, c, sigma);
+    st->use = plan::keep_sell(A, st->layout.padded, tune_);
+    auto p = std::make_shared<SellPlan<T>>();
+    if (st->use) {
+      st->col.resize(static_cast<std::size_t>(st->layout.padded));
+      p->val.resize(static_cast<std::size_t>(st->layout.padded));
+      plan::sell_fill(st->layout, row_ptr, static_cast<const std::int32_t*>(A.col_idx), values, st->col.data(),
+                      p->val.data());
+    }
+    p->structure = std::move(st);
+    p->values_version = A.values_version;
+    return std::shared_ptr<const SellPlan<T>>(p);
+  });
+  return plan->structure->use ? plan : nullptr;
+}
+
+std::string CpuBackend::spmv_kernel(DType dtype, const CsrView& A) {
+  const auto describe = [&](const auto& plan) -> std::string {
+    if (!plan) return "csr/rows";
+    const plan::SellLayout& l = plan->structure->layout;
+    return plan::describe_sell(l.c, l.sigma, l.padded, A.nnz);
+  };
+  return dtype == DType::f32 ? describe(sell_plan<float>(A)) : describe(sell_plan<double>(A));
+}
+
 template <class T>
 void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView& xv, double beta, const VecView& yv) {
+  if (const auto sell = sell_plan<T>(A)) {
+    const cpu::SellArrays<T> arr = sell->arrays();
+    const T* x = host_ptr<const T>(xv);
+    T* y = host_ptr<T>(yv);
+    const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+    const plan::SellLayout& l = sell->structure->layout;
+    const auto run = [&](std::int64_t s0, std::int64_t s1) {
+      if constexpr (std::is_same_v<T, float>)
+        cpu::spmv_sell_f32(arr, x, a, b, y, s0, s1);
+      else
+        cpu::spmv_sell_f64(arr, x, a, b, y, s0, s1);
+    };
+    // A slice costs its padded entries plus its rows (as a CSR row its nonzeros plus one);
+    // slice_ptr / C is the slices' "row_ptr" in units of steps.
+    const int threads = cpu::threads_for(l.padded + l.rows, tune_["spmv.min_work_per_thread"]);
+    if (threads == 1) {
+      run(0, l.slices);
+      return;
+    }
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (int t = 0; t < threads; ++t) {
+      const cpu::RowRange r = cpu::thread_rows(l.slice_ptr.data(), l.slices, l.padded, t, threads);
+      run(r.begin, r.end);
+    }
+    return;
+  }
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const auto* col = static_cast<const std::int32_t*>(A.col_idx);
   const T* val = static_cast<const T*>(A.values);

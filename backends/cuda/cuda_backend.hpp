@@ -112,6 +112,8 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
 
   // The operations, one file each (reduce.cpp, spmv.cpp, vector.cpp, ...), T = float or double.
   TESSERA_TYPED_BACKEND_OPERATIONS
+  /// The format and kernel spmv runs for A (spmv.cpp).
+  std::string spmv_kernel(DType dtype, const CsrView& A) override;
 
   // Every operation runs on this object's device (the calling thread may have another current).
   template <class F>
@@ -152,9 +154,14 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
 
   // State shared by all queues, defined in its operation's file, each behind its own mutex.
   struct SpmvPlans;      // spmv.cpp: merge-path partitions per matrix (CsrView::generation)
+ public:
+  struct SellPlans;      // spmv.cpp: SELL-C-sigma plans per matrix (CsrView::generation)
+ private:
   struct ConvConstants;  // conv.cpp: who last used the filter's constant memory
   std::mutex spmv_mutex_, conv_mutex_;
   std::shared_ptr<SpmvPlans> spmv_plans_;        // under spmv_mutex_
+  static std::shared_ptr<SellPlans> make_sell_plans();
+  std::shared_ptr<SellPlans> sell_plans_ = make_sell_plans();  // locks itself
   std::shared_ptr<ConvConstants> conv_constants_;  // under conv_mutex_
 };
 

@@ -6,6 +6,13 @@
 //    the carries between tiles in the calling queue's scratch;
 //  - stream: a warp per 32 rows, their nonzeros read as one coalesced run;
 //  - vector: `lanes` threads per row.
+// Before those, the format policy may choose SELL-C-sigma: its structure is computed on the
+// host from the host row offsets (plan/sell_layout.hpp) and copied up asynchronously, the
+// padded columns and values filled from the CSR arrays by a kernel on the device, once per
+// matrix (plan::PlanCache by generation, shared by every queue; its `ready` event is waited for
+// on the device), the values again after update_values (into a new buffer). A plan is never
+// built while the stream is capturing a graph (CSR runs then): a graph must not hold a one-off
+// conversion.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -15,6 +22,8 @@
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "plan/plan_cache.hpp"
+#include "plan/sell_layout.hpp"
 #include "plan/spmv_policy.hpp"
 #include "queue.hpp"
 
@@ -49,7 +58,110 @@ std::shared_ptr<Partition> make_partition(const CsrView& A, cudaStream_t stream)
   return p;
 }
 
+// A recorded event, destroyed with its owner.
+struct OwnedEvent {
+  cudaEvent_t e = nullptr;
+  OwnedEvent() { TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+  OwnedEvent(const OwnedEvent&) = delete;
+  OwnedEvent& operator=(const OwnedEvent&) = delete;
+  ~OwnedEvent() { (void)cudaEventDestroy(e); }
+};
+// The structure's device arrays (shared by a plan's value refreshes).
+struct SellArrays {
+  DeviceBuffer slice_ptr, row_len, perm, col;
+};
+struct SellValues {
+  DeviceBuffer val;
+  OwnedEvent ready;  // the fill that wrote val (and, the first time, col)
+};
+struct SellPlan {
+  std::shared_ptr<const plan::SellLayout> layout;
+  bool use = false;
+  DType dtype = DType::f32;
+  std::shared_ptr<SellArrays> arrays;    // null until the first spmv (spmv_kernel builds none)
+  std::shared_ptr<SellValues> values;
+  std::uint64_t values_version = 0;
+};
+
+void upload_async(DeviceBuffer& dst, const std::vector<std::int32_t>& v, cudaStream_t stream) {
+  dst.ensure(std::max<std::size_t>(v.size(), 1) * sizeof(int));
+  // From pageable memory: returns once staged, so the layout may go; kept by the plan anyway.
+  if (!v.empty())
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst.as<int>(), v.data(), v.size() * sizeof(int), cudaMemcpyHostToDevice, stream));
+}
+
 }  // namespace
+
+struct CudaBackend::SellPlans {
+  plan::PlanCache<SellPlan> plans;
+};
+std::shared_ptr<CudaBackend::SellPlans> CudaBackend::make_sell_plans() { return std::make_shared<SellPlans>(); }
+
+namespace {
+
+// A's SELL plan (stream null: only the verdict, nothing built on the device); null: CSR runs.
+template <class T>
+std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, const tuning::Tuning& t, const CsrView& A,
+                                              cudaStream_t stream) {
+  if (!plan::sell_candidate(A, t)) return nullptr;
+  bool capturing = false;
+  if (stream != nullptr) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+    capturing = status != cudaStreamCaptureStatusNone;
+  }
+  const bool build = stream != nullptr && !capturing;
+  const int c = t.get("spmv.sell_c");
+  const int sigma = plan::sell_sigma_for(t.get("spmv.sell_sigma"), c);
+  auto p = cache.plans.get(A.generation, [&](std::shared_ptr<const SellPlan> old) {
+    const bool same = old && old->dtype == dtype_v<T>;
+    if (same && (!old->use || !build || (old->arrays && old->values_version == A.values_version))) return old;
+    auto fresh = std::make_shared<SellPlan>();
+    if (same) {
+      *fresh = *old;
+    } else {
+      fresh->dtype = dtype_v<T>;
+      auto layout = std::make_shared<plan::SellLayout>(
+          plan::sell_layout(A.host_row_ptr, A.rows, c, sigma));
+      fresh->use = plan::keep_sell(A, layout->padded, t);
+      fresh->layout = std::move(layout);
+    }
+    if (!fresh->use || !build) return std::shared_ptr<const SellPlan>(fresh);
+    const plan::SellLayout& l = *fresh->layout;
+    const bool with_cols = !fresh->arrays;
+    if (with_cols) {
+      auto a = std::make_shared<SellArrays>();
+      upload_async(a->slice_ptr, l.slice_ptr, stream);
+      upload_async(a->row_len, l.row_len, stream);
+      upload_async(a->perm, l.perm, stream);
+      a->col.ensure(static_cast<std::size_t>(l.padded) * sizeof(int));
+      fresh->arrays = std::move(a);
+    }
+    auto v = std::make_shared<SellValues>();
+    v->val.ensure(static_cast<std::size_t>(l.padded) * sizeof(T));
+    const SellArrays& a = *fresh->arrays;
+    TESSERA_CUDA_CHECK(launch_sell_fill<T>(static_cast<int>(A.rows), l.c, a.slice_ptr.as<int>(), a.row_len.as<int>(),
+                                           l.sorted() ? a.perm.as<int>() : nullptr, static_cast<const int*>(A.row_ptr),
+                                           static_cast<const int*>(A.col_idx), static_cast<const T*>(A.values),
+                                           a.col.as<int>(), v->val.as<T>(), with_cols, stream));
+    TESSERA_CUDA_CHECK(cudaEventRecord(v->ready.e, stream));
+    fresh->values = std::move(v);
+    fresh->values_version = A.values_version;
+    return std::shared_ptr<const SellPlan>(fresh);
+  });
+  if (!p->use || (stream != nullptr && !p->values)) return nullptr;
+  return p;
+}
+
+}  // namespace
+
+std::string CudaBackend::spmv_kernel(DType dtype, const CsrView& A) {
+  make_current();
+  const auto p = dtype == DType::f32 ? sell_plan_for<float>(*sell_plans_, tune_, A, nullptr)
+                                     : sell_plan_for<double>(*sell_plans_, tune_, A, nullptr);
+  if (p) return plan::describe_sell(p->layout->c, p->layout->sigma, p->layout->padded, A.nnz);
+  return plan::describe_csr(plan::choose_spmv(A, tune_, false, kMergeTile));
+}
 
 // The partitions of the matrices seen last (bounded: oldest dropped first), shared by all queues
 // under CudaBackend::spmv_mutex_. Users hold a shared_ptr, so a partition dropped here while
@@ -85,6 +197,15 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
   T* yp = dev_ptr<T>(y);
   const int rows = static_cast<int>(A.rows);
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+  if (const auto p = sell_plan_for<T>(*sell_plans_, tune_, A, stream)) {
+    // Filled on another queue: this stream starts after it (free once it has been).
+    wait_for_event(stream, p->values->ready.e);
+    const SellArrays& s = *p->arrays;
+    TESSERA_CUDA_CHECK(launch_spmv_sell<T>(rows, p->layout->c, s.slice_ptr.as<int>(), s.row_len.as<int>(),
+                                           p->layout->sorted() ? s.perm.as<int>() : nullptr, s.col.as<int>(),
+                                           p->values->val.template as<T>(), xp, a, b, yp, stream));
+    return;
+  }
   switch (choice.kernel) {
     case plan::SpmvKernel::merge: {
       SpmvState& st = SpmvState::of(queue_of(q));

@@ -47,6 +47,8 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   TESSERA_DEVICE_BACKEND_OVERRIDES
 
   TESSERA_TYPED_BACKEND_OPERATIONS
+  // The format and kernel spmv runs for A (spmv.cpp).
+  std::string spmv_kernel(DType dtype, const CsrView& A) override;
 
   // Every operation: its OpenCL errors translated with "opencl:N <op>" as context. No lock here:
   // calls on one queue are serialised by lib/, and what queues share is locked where it is used.

@@ -10,11 +10,20 @@
 //    long rows are read coalesced.
 // The merge partitions are per matrix and shared by all queues (behind the backend's mutex);
 // the carries are per-queue scratch.
+//
+// SELL-C-sigma (the format policy's choice, before the CSR kernels): the layout's structure is
+// computed on the host from the host row offsets (plan/sell_layout.hpp, no download) and
+// copied into buffers at creation; the padded columns and values are filled from the CSR
+// arrays by a kernel on the device (spmv_sell_fill), once per matrix (keyed by generation), and
+// the values again after update_values (into a new buffer: a queue still running the old plan
+// keeps its own). C = spmv.sell_c (the warp / wavefront), sigma = spmv.sell_sigma.
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "opencl_backend.hpp"
+#include "plan/plan_cache.hpp"
+#include "plan/sell_layout.hpp"
 #include "plan/spmv_policy.hpp"
 
 namespace tessera::opencl {
@@ -90,7 +99,91 @@ void spmv_merge(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrView& 
                carry_vals, tiles, static_cast<int>(A.rows), Real{alpha}, y.data, y.offset);
 }
 
+// One matrix's SELL plan. `ready`: the fill kernel's event, waited for on the device.
+struct ClSellPlan {
+  std::shared_ptr<const plan::SellLayout> layout;
+  bool use = false;
+  cl::Buffer slice_ptr, row_len, perm, col, val;
+  cl::Event ready;
+  std::uint64_t values_version = 0;
+  DType dtype = DType::f32;
+};
+struct ClSellCache {
+  plan::PlanCache<ClSellPlan> plans;
+};
+
+cl::Buffer host_copy(cl::Context& ctx, const std::vector<std::int32_t>& v) {
+  // An empty array still needs a buffer to pass (perm when sigma == 1).
+  static const std::int32_t zero = 0;
+  const void* src = v.empty() ? static_cast<const void*>(&zero) : static_cast<const void*>(v.data());
+  return cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(v.size(), 1) * sizeof(cl_int),
+                    const_cast<void*>(src));
+}
+
+// Queues the fill of p's values (and columns) from A's arrays on q; p.ready gets its event.
+template <class T>
+void sell_fill(OpenCLBackend& cl, OpenClQueue& q, const CsrView& A, ClSellPlan& p, bool with_cols,
+               const std::string& defines) {
+  const plan::SellLayout& l = *p.layout;
+  const std::int64_t wg = cl.tuning()["spmv.wg"];
+  cl::Kernel& k = cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_sell_fill");
+  cl.launch_ordered<T>(q, k, cl::NDRange(round_up(A.rows, wg)), cl::NDRange(static_cast<std::size_t>(wg)), nullptr,
+                       &p.ready, p.slice_ptr, p.row_len, p.perm, l.sorted() ? 1 : 0, A.row_ptr, A.col_idx, A.values,
+                       p.col, p.val, A.rows, l.c, with_cols ? 1 : 0);
+  p.values_version = A.values_version;
+}
+
+// A's plan, built or refreshed on q where needed; null where CSR runs. build = false: only the
+// structure's verdict (spmv_kernel), nothing queued.
+template <class T>
+std::shared_ptr<const ClSellPlan> sell_plan(OpenCLBackend& cl, OpenClQueue* q, const CsrView& A,
+                                            const std::string& defines) {
+  const tuning::Tuning& t = cl.tuning();
+  if (!plan::sell_candidate(A, t)) return nullptr;
+  const int c = t.get("spmv.sell_c");
+  const int sigma = plan::sell_sigma_for(t.get("spmv.sell_sigma"), c);
+  auto p = cl.state<ClSellCache>().plans.get(A.generation, [&](std::shared_ptr<const ClSellPlan> old) {
+    const bool arrays = old && (!old->use || old->col() != nullptr);
+    if (old && old->dtype == dtype_v<T> && (!old->use || q == nullptr || (arrays && old->values_version == A.values_version)))
+      return old;
+    auto fresh = std::make_shared<ClSellPlan>();
+    fresh->dtype = dtype_v<T>;
+    if (old && old->dtype == dtype_v<T>) {
+      *fresh = *old;  // the structure (and its buffers) stays
+    } else {
+      auto layout = std::make_shared<plan::SellLayout>(
+          plan::sell_layout(static_cast<const std::int32_t*>(A.host_row_ptr), A.rows, c, sigma));
+      fresh->use = plan::keep_sell(A, layout->padded, t);
+      fresh->layout = std::move(layout);
+    }
+    if (!fresh->use || q == nullptr) return std::shared_ptr<const ClSellPlan>(fresh);
+    const plan::SellLayout& l = *fresh->layout;
+    const bool with_cols = fresh->col() == nullptr;
+    if (with_cols) {
+      fresh->slice_ptr = host_copy(cl.context(), l.slice_ptr);
+      fresh->row_len = host_copy(cl.context(), l.row_len);
+      fresh->perm = host_copy(cl.context(), l.perm);
+      fresh->col = cl::Buffer(cl.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(l.padded) * sizeof(cl_int));
+    }
+    fresh->val = cl::Buffer(cl.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(l.padded) * sizeof(T));
+    sell_fill<T>(cl, *q, A, *fresh, with_cols, defines);
+    return std::shared_ptr<const ClSellPlan>(fresh);
+  });
+  return p->use ? p : nullptr;
+}
+
 }  // namespace
+
+std::string OpenCLBackend::spmv_kernel(DType dtype, const CsrView& A) {
+  return translate_errors(where("spmv_kernel"), [&] {
+    const std::string defines = tuning_.defines("spmv");
+    const auto p = dtype == DType::f32 ? sell_plan<float>(*this, nullptr, A, defines)
+                                       : sell_plan<double>(*this, nullptr, A, defines);
+    if (p) return plan::describe_sell(p->layout->c, p->layout->sigma, p->layout->padded, A.nnz);
+    const std::int64_t wg = tuning_["spmv.wg"];
+    return plan::describe_csr(plan::choose_spmv(A, tuning_, cpu_kernels_, wg * tuning_["spmv.merge_items"]));
+  });
+}
 
 template <class T>
 void OpenCLBackend::spmv(QueueImpl& qi, double alpha, const CsrView& A, const VecView& x, double beta,
@@ -100,6 +193,14 @@ void OpenCLBackend::spmv(QueueImpl& qi, double alpha, const CsrView& A, const Ve
   const std::string defines = t.defines("spmv");
   const int read_y = beta != 0.0 ? 1 : 0;  // beta == 0: y is not read
   const std::int64_t wg = t["spmv.wg"];
+  if (const auto p = sell_plan<T>(*this, &q, A, defines)) {
+    const std::vector<cl::Event> wait{p->ready};
+    cl::Kernel& k = kernel("spmv.cl", dtype_v<T>, defines, "spmv_sell");
+    launch_ordered<T>(q, k, cl::NDRange(round_up(A.rows, wg)), cl::NDRange(static_cast<std::size_t>(wg)), &wait,
+                      nullptr, p->slice_ptr, p->row_len, p->perm, p->layout->sorted() ? 1 : 0, p->col, p->val, x.data,
+                      x.offset, y.data, y.offset, A.rows, p->layout->c, Real{alpha}, Real{beta}, read_y);
+    return;
+  }
   const plan::SpmvChoice choice = plan::choose_spmv(A, t, cpu_kernels_, wg * t["spmv.merge_items"]);
   switch (choice.kernel) {
     case plan::SpmvKernel::rows: {

@@ -75,6 +75,8 @@ std::unique_ptr<Runner> gemm_tf32(const GemmData<float>& d);  // TF32 tensor cor
 template <class T>
 std::unique_ptr<Runner> spmv(const SpmvData<T>& d);
 template <class T>
+std::unique_ptr<Runner> spmv_sell(const SpmvData<T>& d);  // cusparseSpMV on sliced ELL (cusparse_sell.cpp)
+template <class T>
 std::unique_ptr<Runner> spmm(const SpmmData<T>& d);  // cusparseSpMM, row-major X and Y (CSR_ALG2)
 template <class T>
 std::unique_ptr<Runner> sptrsv(const SptrsvData<T>& d);

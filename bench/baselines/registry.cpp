@@ -80,6 +80,7 @@ std::vector<NamedRunner> spmv_baselines([[maybe_unused]] const SpmvData<T>& d) {
 #endif
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cusparse", cudalibs::spmv(d), "cuda:0"});
+  if (gpu0()) v.push_back({"cusparse-sell", cudalibs::spmv_sell(d), "cuda:0"});
 #endif
 #if TESSERA_BENCH_WITH_VIENNACL
   for (const auto& spec : opencl_devices<T>()) v.push_back({"viennacl", viennacl_lib::spmv(spec, d), spec});

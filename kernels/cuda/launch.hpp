@@ -98,6 +98,20 @@ cudaError_t launch_spmv_merge(int rows, int nnz, const int* row_ptr, const int* 
                               const T* x, T alpha, T beta, T* y, int tiles, const int2* coords, int* carry_rows,
                               T* carry_vals, cudaStream_t stream);
 
+// ---------------------------------------------------------------- spmv (SELL-C-sigma)
+// plan/sell_layout.hpp: a thread per slot (row of a slice), its j-th entry at slice_ptr[slice]
+// + j * c + lane, so a warp's rows (c = 32) read each step as one coalesced run. perm null: the
+// slot is the row. rows = the matrix's rows (slots past them are padding).
+template <class T>
+cudaError_t launch_spmv_sell(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
+                             const int* col, const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream);
+// The conversion from CSR (with_cols: the columns too; else the values only, after
+// update_values).
+template <class T>
+cudaError_t launch_sell_fill(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
+                             const int* row_ptr, const int* col_idx, const T* values, int* col, T* val, bool with_cols,
+                             cudaStream_t stream);
+
 // ---------------------------------------------------------------- dense triangular solves
 // Diagonal blocks of kTrsvBlock<T> rows; the inverses of op(A)'s diagonal blocks are formed
 // first (in parallel), then one kernel walks the block rows with a flag per solved block.

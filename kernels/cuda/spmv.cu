@@ -188,7 +188,60 @@ __global__ void merge_fixup_kernel(int rows, int tiles, const int* __restrict__ 
   if (row < rows && v != T(0)) atomicAdd(y + row, alpha * v);
 }
 
+// SELL-C-sigma: a thread per slot; lanes of a slice read their step j side by side.
+template <class T>
+__global__ __launch_bounds__(kSpmvThreads) void spmv_sell_kernel(int rows, int c, const int* __restrict__ slice_ptr,
+                                                                 const int* __restrict__ row_len,
+                                                                 const int* __restrict__ perm,
+                                                                 const int* __restrict__ col,
+                                                                 const T* __restrict__ val, const T* __restrict__ x,
+                                                                 T alpha, T beta, T* __restrict__ y) {
+  const std::int64_t slot = static_cast<std::int64_t>(blockIdx.x) * kSpmvThreads + threadIdx.x;
+  if (slot >= rows) return;
+  const int s = static_cast<int>(slot / c);
+  const int len = row_len[slot];
+  int k = slice_ptr[s] + static_cast<int>(slot - static_cast<std::int64_t>(s) * c);
+  T sum = 0;
+  for (int j = 0; j < len; ++j, k += c) sum += __ldcs(val + k) * __ldg(x + __ldcs(col + k));
+  const std::int64_t r = perm != nullptr ? perm[slot] : slot;
+  y[r] = finish(alpha, sum, beta, y, r);
+}
+
+template <class T>
+__global__ void sell_fill_kernel(int rows, int c, const int* __restrict__ slice_ptr, const int* __restrict__ row_len,
+                                 const int* __restrict__ perm, const int* __restrict__ row_ptr,
+                                 const int* __restrict__ col_idx, const T* __restrict__ values, int* __restrict__ col,
+                                 T* __restrict__ val, bool with_cols) {
+  const std::int64_t slot = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (slot >= rows) return;
+  const int s = static_cast<int>(slot / c);
+  const int len = row_len[slot];
+  const int src = row_ptr[perm != nullptr ? perm[slot] : slot];
+  int k = slice_ptr[s] + static_cast<int>(slot - static_cast<std::int64_t>(s) * c);
+  for (int j = 0; j < len; ++j, k += c) {
+    val[k] = values[src + j];
+    if (with_cols) col[k] = col_idx[src + j];
+  }
+}
+
 }  // namespace
+
+template <class T>
+cudaError_t launch_spmv_sell(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
+                             const int* col, const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream) {
+  spmv_sell_kernel<T><<<blocks_for(rows, kSpmvThreads), kSpmvThreads, 0, stream>>>(rows, c, slice_ptr, row_len, perm,
+                                                                                   col, val, x, alpha, beta, y);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_sell_fill(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
+                             const int* row_ptr, const int* col_idx, const T* values, int* col, T* val, bool with_cols,
+                             cudaStream_t stream) {
+  sell_fill_kernel<T><<<blocks_for(rows, 256), 256, 0, stream>>>(rows, c, slice_ptr, row_len, perm, row_ptr, col_idx,
+                                                                 values, col, val, with_cols);
+  return cudaGetLastError();
+}
 
 template <class T>
 cudaError_t launch_spmv_vector(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
@@ -236,7 +289,11 @@ cudaError_t launch_spmv_merge(int rows, int /*nnz*/, const int* row_ptr, const i
   template cudaError_t launch_spmv_stream<T>(int, const int*, const int*, const T*, const T*, T, T, T*,      \
                                              cudaStream_t);                                                 \
   template cudaError_t launch_spmv_merge<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, \
-                                            int, const int2*, int*, T*, cudaStream_t);
+                                            int, const int2*, int*, T*, cudaStream_t);                  \
+  template cudaError_t launch_spmv_sell<T>(int, int, const int*, const int*, const int*, const int*, const T*,  \
+                                           const T*, T, T, T*, cudaStream_t);                                 \
+  template cudaError_t launch_sell_fill<T>(int, int, const int*, const int*, const int*, const int*, const int*, \
+                                           const T*, int*, T*, bool, cudaStream_t);
 TESSERA_SPMV_INSTANTIATE(float)
 TESSERA_SPMV_INSTANTIATE(double)
 

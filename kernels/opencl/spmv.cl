@@ -245,3 +245,43 @@ __kernel void spmv_merge_fixup(__global const int* carry_rows, __global const RE
   if (v != 0) y[row] += alpha * v;
 }
 #endif
+
+// SELL-C-sigma (plan/sell_layout.hpp; every class, chosen by the format policy): a work-item per
+// slot (a row of a slice; slot = slice * c + lane), reading its row's j-th entry at
+// slice_ptr[slice] + j * c + lane, so the c work-items of a slice read each step as one
+// contiguous run. Padding past a row's length is never read. sorted: perm gives each slot's
+// row, else the slot is the row. Global: rows rounded up to the group size.
+__kernel void spmv_sell(__global const int* slice_ptr, __global const int* row_len, __global const int* perm,
+                        int sorted, __global const int* col, __global const REAL* val, __global const REAL* x,
+                        long xoff, __global REAL* y, long yoff, long rows, int c, REAL alpha, REAL beta,
+                        int read_y) {
+  const long slot = get_global_id(0);
+  if (slot >= rows) return;
+  x += xoff;
+  y += yoff;
+  const long s = slot / c;
+  const int len = row_len[slot];
+  int k = slice_ptr[s] + (int)(slot - s * c);
+  REAL sum = 0;
+  for (int j = 0; j < len; ++j, k += c) sum += val[k] * x[col[k]];
+  const long r = sorted ? (long)perm[slot] : slot;
+  y[r] = read_y ? alpha * sum + beta * y[r] : alpha * sum;
+}
+
+// The conversion from CSR on the device, once per matrix (with_cols) and after update_values
+// (values only): a work-item per slot copies its row's entries into the slice's columns.
+__kernel void spmv_sell_fill(__global const int* slice_ptr, __global const int* row_len, __global const int* perm,
+                             int sorted, __global const int* row_ptr, __global const int* col_idx,
+                             __global const REAL* values, __global int* col, __global REAL* val, long rows, int c,
+                             int with_cols) {
+  const long slot = get_global_id(0);
+  if (slot >= rows) return;
+  const long s = slot / c;
+  const int len = row_len[slot];
+  const int src = row_ptr[sorted ? (long)perm[slot] : slot];
+  int k = slice_ptr[s] + (int)(slot - s * c);
+  for (int j = 0; j < len; ++j, k += c) {
+    val[k] = values[src + j];
+    if (with_cols) col[k] = col_idx[src + j];
+  }
+}

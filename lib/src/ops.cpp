@@ -223,6 +223,13 @@ void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, de
 }
 
 template <class T>
+std::string spmv_kernel(const CsrMatrix<T>& A) {
+  if (!A.device()) throw InvalidArgument("spmv_kernel: the matrix is empty (default-constructed)");
+  std::string k = A.device().backend().spmv_kernel(dtype_v<T>, A.view());
+  return k.empty() ? "csr" : k;
+}
+
+template <class T>
 void spmm(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const DenseMatrix<T>& X,
           detail::same_t<T> beta, DenseMatrix<T>& Y) {
   check_queue("spmm", q, same_device("spmm", A, X, Y));
@@ -508,6 +515,7 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template void dot<T>(const Vector<T>&, const Vector<T>&, Scalar<T>&);                                        \
   template T norm2<T>(const Vector<T>&);                                                                       \
   template void spmv<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                              \
+  template std::string spmv_kernel<T>(const CsrMatrix<T>&);                                                    \
   template void spmm<T>(T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);                     \
   template void spmm<T>(const Queue&, T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);       \
   template void spmv<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                \

@@ -104,6 +104,13 @@ struct CsrView {
   /// may cache per-matrix analysis (row statistics, a chosen kernel) keyed by it.
   std::uint64_t generation = 0;
   CsrStats stats;  ///< of this matrix (csr_stats)
+  /// The row offsets in host memory (rows + 1, kept by the matrix since it was built), or null:
+  /// what a per-matrix plan derived from the structure (a SELL-C-sigma layout) reads without a
+  /// download. Valid as long as the view's matrix lives.
+  const std::int32_t* host_row_ptr = nullptr;
+  /// Counts CsrMatrix::update_values calls (the generation stays): a plan holding a copy of the
+  /// values (a SELL-C-sigma layout) refreshes them when it differs from the one it was built at.
+  std::uint64_t values_version = 0;
 };
 
 /// A grid passed to a backend: nz x ny x nx cells, x fastest (nz = 1 for 2D); ndim is 2 or 3.
@@ -334,6 +341,14 @@ class Backend {
   virtual std::unique_ptr<DeviceTimer> device_timer(QueueImpl& q) {
     (void)q;
     return nullptr;
+  }
+  /// What spmv runs for A on this device: the storage and kernel its plan chooses, e.g.
+  /// "csr/vector(8)" or "sell(C=32, sigma=256)", for tessera-info, the bench and tests. May
+  /// build the matrix's plan (as the first spmv would). Empty where the backend has one kernel.
+  virtual std::string spmv_kernel(DType dtype, const CsrView& A) {
+    (void)dtype;
+    (void)A;
+    return {};
   }
 
  private:

@@ -72,6 +72,7 @@ class CsrMatrix {
     st->values.upload(values.data(), values.size() * sizeof(T));
     st->generation = detail::next_generation();
     st->stats = csr_stats(row_ptr.data(), rows);
+    st->host_row_ptr = row_ptr;
     st->diag_entries = detail::diagonal_entries(rows, row_ptr.data(), col_idx.data());
     st->set_diagonal(values.data());
     CsrMatrix m;
@@ -107,6 +108,7 @@ class CsrMatrix {
     st->nnz = st_->nnz;
     st->generation = detail::next_generation();  // a new matrix: caches keyed by generation do not carry over
     st->stats = st_->stats;
+    st->host_row_ptr = st_->host_row_ptr;
     {
       std::lock_guard<std::mutex> lock(st_->mutex);
       st->diag_entries = st_->diag_entries;
@@ -170,7 +172,8 @@ class CsrMatrix {
     if (!st_) return {};
     return {st_->row_ptr.handle(), st_->col_idx.handle(), st_->values.handle(),
             st_->rows,             st_->cols,             st_->nnz,
-            st_->generation,       st_->stats};
+            st_->generation,       st_->stats,            st_->host_row_ptr.data(),
+            st_->values_version};
   }
 
  private:
@@ -180,6 +183,9 @@ class CsrMatrix {
     std::uint64_t generation = 0;
     std::uint64_t values_version = 0;
     CsrStats stats;
+    // row_ptr in host memory (immutable): plans derived from the structure (SELL-C-sigma) read
+    // it without a download, so building them never waits for the device.
+    std::vector<std::int32_t> host_row_ptr;
     // Guards the host diagonal and the transpose, which const calls read or build lazily.
     mutable std::mutex mutex;
     std::vector<std::pair<std::int32_t, std::int32_t>> diag_entries;  // see detail::diagonal_entries

@@ -72,6 +72,14 @@ template <class T>
 void spmv(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
           Vector<T>& y);
 
+/// What spmv runs for A on A's device: the storage and kernel its plan chooses from the row
+/// statistics and the device's tuning (spmv.format and friends, TESSERA_TUNE overrides them),
+/// e.g. "csr/vector(8)", "csr/merge" or "sell(C=32, sigma=256, padding 2.0%)"; "csr" where the
+/// backend has a single kernel (the reference). May build the matrix's SELL layout (once per
+/// matrix, as the first spmv would). InvalidArgument for an empty (default-constructed) matrix.
+template <class T>
+std::string spmv_kernel(const CsrMatrix<T>& A);
+
 /// Y = alpha * A * X + beta * Y: the sparse matrix times k dense columns at once (multiple
 /// right-hand sides), X (A.cols() x k) and Y (A.rows() x k) row-major with any leading
 /// dimension and offset (DenseMatrix::block). Each column of Y is what spmv computes with the

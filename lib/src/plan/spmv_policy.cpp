@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 
 namespace tessera::plan {
 
@@ -13,6 +14,35 @@ const char* to_string(SpmvKernel k) {
     case SpmvKernel::merge: return "merge";
   }
   return "?";
+}
+
+bool sell_candidate(const CsrView& A, const tuning::Tuning& tune) {
+  if (A.rows == 0 || A.nnz == 0 || A.host_row_ptr == nullptr) return false;
+  const auto setting = static_cast<FormatSetting>(tune["spmv.format"]);
+  if (setting != FormatSetting::automatic) return setting == FormatSetting::sell;
+  const CsrStats& s = A.stats;
+  const std::int64_t max_cv = tune["spmv.sell_max_cv"];
+  return max_cv > 0 && A.rows >= tune["spmv.sell_min_rows"] &&
+         s.stddev_row * 100.0 <= static_cast<double>(max_cv) * s.mean_row;
+}
+
+bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune) {
+  if (padded > static_cast<std::int64_t>(INT_MAX)) return false;
+  if (static_cast<FormatSetting>(tune["spmv.format"]) == FormatSetting::sell) return true;
+  return (padded - A.nnz) * 100 <= tune["spmv.sell_max_padding"] * A.nnz;
+}
+
+std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nnz) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "sell(C=%d, sigma=%d, padding %.1f%%)", c, sigma,
+                nnz > 0 ? 100.0 * static_cast<double>(padded - nnz) / static_cast<double>(nnz) : 0.0);
+  return buf;
+}
+
+std::string describe_csr(const SpmvChoice& c) {
+  std::string s = std::string("csr/") + to_string(c.kernel);
+  if (c.kernel == SpmvKernel::vector) s += "(" + std::to_string(c.lanes) + ")";
+  return s;
 }
 
 SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile) {

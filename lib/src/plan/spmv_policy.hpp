@@ -1,4 +1,4 @@
-// The SpMV kernel policy: one decision, from a matrix's row statistics (CsrStats, computed once
+// The SpMV format and kernel policy: one decision, from a matrix's row statistics (CsrStats, computed once
 // when it was built) and the device's tuning values, for every backend that has more than one
 // kernel (CUDA and OpenCL). Backends launch what it picks; they never measure or decide again.
 //
@@ -10,6 +10,12 @@
 //            run of nonzeros (short rows would leave most lanes of a vector kernel idle);
 //  - vector: `lanes` work-items per row, lanes = (power of two >= mean) >> spmv.lanes_shift,
 //            within spmv.min_lanes..spmv.max_lanes.
+//
+// The storage comes first (every backend but the reference): spmv.format forces csr or sell;
+// auto takes SELL-C-sigma (plan/sell_layout.hpp) in two steps, the first from the statistics
+// alone (sell_candidate: even rows, stddev <= spmv.sell_max_cv % of the mean, at least
+// spmv.sell_min_rows rows), the second once the backend has the layout (keep_sell: its padding
+// <= spmv.sell_max_padding % of nnz). Where SELL is not taken the CSR kernel above runs.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +29,19 @@ namespace tessera::plan {
 enum class SpmvKernel { rows, vector, stream, merge };
 const char* to_string(SpmvKernel k);
 
+enum class SpmvFormat { csr, sell };
+// spmv.format's values.
+enum class FormatSetting { automatic = 0, csr = 1, sell = 2 };
+
+// Whether A may run as SELL: forced, or auto and the statistics promise little padding. Never
+// for a matrix without rows or nonzeros, nor without host row offsets (nothing to build from).
+bool sell_candidate(const CsrView& A, const tuning::Tuning& tune);
+// Whether a SELL layout of A that stores `padded` entries is used (sell_candidate(A) held):
+// forced, or its padding is small enough. Never where `padded` overflows int32 indices.
+bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune);
+// "sell(C=32, sigma=256, padding 3.1%)": what tessera::spmv_kernel reports.
+std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nnz);
+
 struct SpmvChoice {
   SpmvKernel kernel = SpmvKernel::vector;
   int lanes = 1;  // vector: work-items per row
@@ -31,5 +50,7 @@ struct SpmvChoice {
 // `cpu_kernels`: the device runs the row-per-work-item kernels (OpenCL CPU classes).
 // `merge_tile`: rows + nonzeros per merge tile; merge needs rows + nnz + tile to fit in int32.
 SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile);
+// "csr/vector(8)": what tessera::spmv_kernel reports for a CSR choice.
+std::string describe_csr(const SpmvChoice& c);
 
 }  // namespace tessera::plan

@@ -1,4 +1,4 @@
-// SpMV (CSR). The kernel choice itself is one policy for every device (plan/spmv_policy.hpp);
+// SpMV (CSR, SELL-C-sigma). The format and kernel choice itself is one policy for every device (plan/spmv_policy.hpp);
 // these are its thresholds and the kernels' launch shapes.
 #include "tuning/tuning.hpp"
 
@@ -33,6 +33,33 @@ const std::vector<ParamSpec>& spmv_params() {
       // were slower (f64 0.456 / 0.760 ms against 0.396 ms with 4, H200, 2026-11-22).
       {"spmv.merge_items", "OpenCL merge kernel: path items per work-item", 1, 64, Shape::any, {{"opencl/*", 4}}},
       // Per thread: nonzeros + rows (a row costs its row_ptr entry and y element).
+      // Storage (plan/spmv_policy.hpp): auto chooses SELL-C-sigma from the row statistics and the
+      // built layout's padding; csr or sell force one (TESSERA_TUNE=spmv.format=sell).
+      {"spmv.format", "storage: 0 auto (from the row statistics), 1 csr, 2 sell (SELL-C-sigma)", 0, 2, Shape::any,
+       {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}, "auto|csr|sell"},
+      // Auto picks SELL only for even rows: stddev / mean at most this (percent) ... Off by
+      // default until it is shown to pay on a device class. cpu, a Zen 4 VM (AVX-512, where CSR
+      // avoids gathers; one thread, medians of 4 interleaved runs, 2026-11-26), SELL / CSR time:
+      // laplace3d 48^3 (in cache) 0.77 f32, 0.96 f64; 96^3 0.96 f32, 1.19 f64; 128^3 1.09 f32,
+      // 0.81 f64; random 1M rows of 5-8 1.14 f32: no clear gain in DRAM. 10 takes Laplacian-like
+      // rows (cv 2-6%) and leaves random 5-8 rows (cv 17%) on CSR. GPUs: not measured yet.
+      {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
+       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}},
+      // ... and the layout pads by at most this percent of the nonzeros (measured once built).
+      {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
+       Shape::any, {{"cpu/*", 10}, {"cuda/*", 10}, {"opencl/*", 10}}},
+      {"spmv.sell_min_rows", "auto: SELL only for matrices of at least this many rows", 0, 1 << 30, Shape::any,
+       {{"cpu/*", 4096}, {"cuda/*", 1 << 16}, {"opencl/*", 1 << 16}}},
+      // Rows are sorted by length within windows of sigma (a multiple of C; 1: unsorted, the
+      // row order kept, no permutation), so a slice's rows are alike and pad little.
+      // cpu: sorting cost 10% on the even Laplacian rows (the permuted stores of y) and gained
+      // only where rows vary, which auto leaves on CSR anyway.
+      {"spmv.sell_sigma", "SELL: rows sorted by length within windows of this many rows (1: not sorted)", 1, 1 << 20,
+       Shape::pow2, {{"cpu/*", 1}, {"cuda/*", 256}, {"opencl/*", 256}}},
+      // C: a warp / wavefront on GPUs, one row per work-item of it (cpu: two SIMD vectors of
+      // the dtype, from the Highway target at run time, not a table value).
+      {"spmv.sell_c", "SELL on GPUs: rows per slice (the warp or wavefront width)", 1, 1024, Shape::pow2,
+       {{"cuda/*", 32}, {"opencl/amd-gcn", 64}, {"opencl/*", 32}}},
       {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
        Shape::any, {{"cpu/*", 1 << 15}}},
   };

@@ -58,10 +58,20 @@ std::string trim(std::string_view s) {
 
 std::string backend_of(const std::string& device_class) { return device_class.substr(0, device_class.find('/')); }
 
-const ParamSpec* find_spec(std::string_view key) {
-  for (const auto& p : all_params())
-    if (key == p.key) return &p;
-  return nullptr;
+const ParamSpec* find_spec(std::string_view key) { return find_param(key); }
+
+// The names of a named parameter, split at '|'.
+std::vector<std::string> names_of(const ParamSpec& p) {
+  std::vector<std::string> out;
+  if (p.names == nullptr) return out;
+  std::string_view s = p.names;
+  for (std::size_t b = 0;;) {
+    const std::size_t e = s.find('|', b);
+    out.emplace_back(s.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+    if (e == std::string_view::npos) break;
+    b = e + 1;
+  }
+  return out;
 }
 
 bool is_class(const std::string& name) {
@@ -136,6 +146,18 @@ bool targets(const Item& it, const std::string& spec, const std::string& backend
 
 }  // namespace
 
+const ParamSpec* find_param(std::string_view key) {
+  for (const auto& p : all_params())
+    if (key == p.key) return &p;
+  return nullptr;
+}
+
+std::string value_name(const ParamSpec& p, std::int64_t v) {
+  const std::vector<std::string> names = names_of(p);
+  if (v >= 0 && v < static_cast<std::int64_t>(names.size())) return names[static_cast<std::size_t>(v)];
+  return std::to_string(v);
+}
+
 Tuning Tuning::for_device(const std::string& device_class, const std::string& spec) {
   const char* env = std::getenv("TESSERA_TUNE");
   return for_device(device_class, spec, env != nullptr ? env : "");
@@ -175,9 +197,14 @@ Tuning Tuning::for_device(const std::string& device_class, const std::string& sp
     }
     char* end = nullptr;
     errno = 0;
-    const long long v = std::strtoll(it.value.c_str(), &end, 10);
-    if (it.value.empty() || *end != '\0' || errno == ERANGE)
+    long long v = std::strtoll(it.value.c_str(), &end, 10);
+    const std::vector<std::string> names = names_of(*p);
+    if (const auto n = std::find(names.begin(), names.end(), it.value); n != names.end()) {
+      v = n - names.begin();
+    } else if (it.value.empty() || *end != '\0' || errno == ERANGE) {
+      if (!names.empty()) fail(it.key + "=" + it.value + " is not one of " + p->names + " (or their number)");
       fail(it.key + "=" + it.value + " is not an integer");
+    }
     if (std::string why = check_value(*p, v); !why.empty()) fail(why);
     for (auto& [k, value] : t.values_)
       if (k == it.key) value = v;

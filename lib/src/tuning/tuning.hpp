@@ -42,7 +42,14 @@ struct ParamSpec {
   std::int64_t min, max;
   Shape shape;
   std::vector<Default> defaults;
+  // For a choice among named alternatives: "auto|csr|sell", value i being the i-th name;
+  // TESSERA_TUNE accepts the name or the number. Null for a plain number.
+  const char* names = nullptr;
 };
+// The name of value v of a named parameter ("sell"), or the number as text.
+std::string value_name(const ParamSpec& p, std::int64_t v);
+// The spec of `key`, or null.
+const ParamSpec* find_param(std::string_view key);
 
 // Every parameter of every operation (tuning/<op>.cpp), in display order.
 const std::vector<ParamSpec>& all_params();
