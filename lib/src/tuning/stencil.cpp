@@ -35,9 +35,12 @@ const std::vector<ParamSpec>& stencil_params() {
       // sized by stencil.time_block_bytes (backends/cpu/stencil.cpp, plan_time_blocking).
       // GPU (CUDA, NVIDIA OpenCL): the 7-point (radius 1) case, T steps per pass in tiles of
       // tb_lx x tb_ly cells whose inner (tb_lx - 2T) x (tb_ly - 2T) are written; taken for grids
-      // beyond the 50-60 MB L2 of an H100 / H200.
+      // beyond the 50-60 MB L2 of an H100 / H200. Off by default on GPUs (1): the CUDA kernel has
+      // not yet run on a GPU and neither has been measured there (the OpenCL one is tested on
+      // PoCL); opt in with TESSERA_TUNE=cuda:stencil.time_block=2 (ctest cuda.stencil_time_blocked
+      // and opencl.stencil_time_blocked force it on the test grids).
       {"stencil.time_block", "3D stencil: time steps per pass through memory (1: one step per pass)", 1, 64,
-       Shape::any, {{"cpu/*", 8}, {"cuda/*", 2}, {"opencl/nvidia", 2}, {"opencl/*", 1}}},
+       Shape::any, {{"cpu/*", 8}, {"cuda/*", 1}, {"opencl/*", 1}}},
       {"stencil.time_block_min_bytes",
        "3D stencil: grids (both buffers) above this many bytes are blocked in time (cpu, 0: the last-level cache)", 0,
        1LL << 50, Shape::any, {{"cpu/*", 0}, {"cuda/*", 64LL << 20}, {"opencl/*", 64LL << 20}}},
