@@ -32,6 +32,21 @@ inline RowRange thread_rows(const std::int32_t* row_ptr, std::int64_t rows, std:
           t + 1 == threads ? rows : row_at_cost(row_ptr, rows, work * (t + 1) / threads)};
 }
 
+// run(begin, end) over all rows: on `threads` OpenMP threads, each its cost share
+// (thread_rows), or inline when one thread suffices (no parallel region for small products).
+template <class Run>
+void for_each_row_share(const std::int32_t* row_ptr, std::int64_t rows, std::int64_t nnz, int threads, const Run& run) {
+  if (threads <= 1) {
+    run(std::int64_t{0}, rows);
+    return;
+  }
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const RowRange r = thread_rows(row_ptr, rows, nnz, t, threads);
+    run(r.begin, r.end);
+  }
+}
+
 // Whether prefetching the gathered operand (spmv's x, spmm's rows of X) pays: where its loads
 // miss the last-level cache and TLB; elsewhere it only adds work. Zen 5 VM (32 MiB L3), spmv, one
 // thread: 2.4x faster with x = 16-32 MiB (random 4M rows), 10-40% slower with x = 0.2-2.6 MiB

@@ -34,16 +34,7 @@ void CpuBackend::spmm(QueueImpl&, double alpha, const CsrView& A, const MatView&
     else
       cpu::spmm_f64(row_ptr, col, val, X, Xv.ld, a, b, Y, Yv.ld, k, r0, r1, pf);
   };
-  const int threads = cpu::threads_for((A.nnz + rows) * k, tune_["spmm.min_work_per_thread"]);
-  if (threads == 1) {
-    run(0, rows);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    const cpu::RowRange r = cpu::thread_rows(row_ptr, rows, A.nnz, t, threads);
-    run(r.begin, r.end);
-  }
+  cpu::for_each_row_share(row_ptr, rows, A.nnz, cpu::threads_for((A.nnz + rows) * k, tune_["spmm.min_work_per_thread"]), run);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmm)

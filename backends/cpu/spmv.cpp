@@ -162,16 +162,7 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     else
       cpu::spmv_f64(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather);
   };
-  const int threads = cpu::threads_for(work, tune_["spmv.min_work_per_thread"]);
-  if (threads == 1) {
-    run(0, rows);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    const cpu::RowRange r = cpu::thread_rows(row_ptr, rows, A.nnz, t, threads);
-    run(r.begin, r.end);
-  }
+  cpu::for_each_row_share(row_ptr, rows, A.nnz, cpu::threads_for(work, tune_["spmv.min_work_per_thread"]), run);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)

@@ -99,9 +99,7 @@ class BicgstabWorkload : public Workload {
 
   void generate() override {
     d_.A = convection_diffusion_3d<T>(spec().get("n"));
-    d_.iters = static_cast<int>(spec().get("iters"));
-    d_.b = random_vector<T>(d_.A.rows, 0x5eed0402);
-    d_.inv_diag = inverse_diagonal(d_.A);
+    set_solver_inputs(d_, spec().get("iters"), 0x5eed0402);
   }
   void release() override { d_ = {}; }
 
@@ -116,7 +114,7 @@ class BicgstabWorkload : public Workload {
   }
   double bytes() const override {
     const double s = sizeof(T), rows = static_cast<double>(d_.A.rows);
-    const double spmv = static_cast<double>(d_.A.nnz()) * (s + 4) + (rows + 1) * 4 + 2 * rows * s;
+    const double spmv = csr_bytes(d_.A) + 2 * rows * s;
     return 2 * spmv + 34 * rows * s;
   }
   Bound bound() const override { return Bound::read_bandwidth; }

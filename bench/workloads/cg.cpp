@@ -145,9 +145,7 @@ class CgWorkload : public Workload {
       const auto n = spec().get("n");
       d_.A = tessera::laplacian_3d<T>(n, n, n);
     }
-    d_.iters = static_cast<int>(spec().get("iters"));
-    d_.b = random_vector<T>(d_.A.rows, 0x5eed0401);
-    d_.inv_diag = inverse_diagonal(d_.A);
+    set_solver_inputs(d_, spec().get("iters"), 0x5eed0401);
   }
   void release() override { d_ = {}; }
 
@@ -163,7 +161,7 @@ class CgWorkload : public Workload {
   }
   double bytes() const override {
     const double s = sizeof(T), rows = static_cast<double>(d_.A.rows);
-    return static_cast<double>(d_.A.nnz()) * (s + 4) + (rows + 1) * 4 + 2 * rows * s + 14 * rows * s;
+    return csr_bytes(d_.A) + 2 * rows * s + 14 * rows * s;
   }
   Bound bound() const override { return Bound::read_bandwidth; }
   // The reference reaches the same iterate through other rounding: the differences of each

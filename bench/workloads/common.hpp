@@ -46,6 +46,14 @@ std::vector<double> widen(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
 }
 
+// Bytes of a CSR matrix read once: values, int32 column indices and int32 row pointers (the
+// matrix part of every sparse workload's byte count; each adds its vectors).
+template <class Csr>
+double csr_bytes(const Csr& A) {
+  using T = typename decltype(A.values)::value_type;
+  return static_cast<double>(A.nnz()) * (sizeof(T) + 4) + static_cast<double>(A.rows + 1) * 4;
+}
+
 // Sets size parameter `key` (replacing an existing one), for Workload::sizes().
 inline void set_size(std::vector<std::pair<std::string, std::int64_t>>& v, const std::string& key, std::int64_t value) {
   for (auto& kv : v)

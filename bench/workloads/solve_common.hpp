@@ -1,5 +1,6 @@
-// What the solver cases (cg, bicgstab) share: the Jacobi inverse diagonal, the unsymmetric
-// convection-diffusion matrix of bicgstab, and which Matrix Market files CG may run on.
+// What the solver cases (cg, bicgstab) share: their inputs beside the matrix (b, the Jacobi
+// inverse diagonal), the unsymmetric convection-diffusion matrix of bicgstab, and which Matrix
+// Market files CG may run on.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,9 @@
 #include "tessera/errors.hpp"
 #include "tessera/generate.hpp"
 #include "tessera/matrix_market.hpp"
+#include "op_data.hpp"
 #include "workload.hpp"
+#include "workloads/common.hpp"
 
 namespace bench {
 
@@ -28,6 +31,15 @@ std::vector<T> inverse_diagonal(const tessera::HostCsr<T>& A) {
       throw Skipped("row " + std::to_string(i) + " has no nonzero diagonal entry (Jacobi needs one)");
   }
   return inv;
+}
+
+// The rest of a solver case once its matrix d.A is set: the iteration count, a random b (never
+// zero: workloads/common.hpp) and Jacobi's 1 / diag(A).
+template <class T>
+void set_solver_inputs(CgData<T>& d, std::int64_t iters, std::uint64_t seed) {
+  d.iters = static_cast<int>(iters);
+  d.b = random_vector<T>(d.A.rows, seed);
+  d.inv_diag = inverse_diagonal(d.A);
 }
 
 // The 3D analogue of the test suite's convection-diffusion matrix (tests/test_solve.cpp adds

@@ -61,8 +61,7 @@ class SpmmWorkload : public Workload {
   double flops() const override { return 2.0 * static_cast<double>(d_.A.nnz()) * static_cast<double>(d_.k); }
   double bytes() const override {
     const double s = sizeof(T), k = static_cast<double>(d_.k);
-    return static_cast<double>(d_.A.nnz()) * (s + 4) + static_cast<double>(d_.A.rows + 1) * 4 +
-           static_cast<double>(d_.A.cols) * k * s + 2.0 * static_cast<double>(d_.A.rows) * k * s;
+    return csr_bytes(d_.A) + static_cast<double>(d_.A.cols) * k * s + 2.0 * static_cast<double>(d_.A.rows) * k * s;
   }
   Bound bound() const override { return Bound::read_bandwidth; }
 

@@ -108,8 +108,7 @@ class SpmvWorkload : public Workload {
   double flops() const override { return 2.0 * static_cast<double>(d_.A.nnz()); }
   double bytes() const override {
     const double s = sizeof(T);
-    return static_cast<double>(d_.A.nnz()) * (s + 4) + static_cast<double>(d_.A.rows + 1) * 4 +
-           static_cast<double>(d_.A.cols) * s + 2.0 * static_cast<double>(d_.A.rows) * s;
+    return csr_bytes(d_.A) + static_cast<double>(d_.A.cols) * s + 2.0 * static_cast<double>(d_.A.rows) * s;
   }
   Bound bound() const override { return Bound::read_bandwidth; }
 

@@ -83,8 +83,7 @@ class SptrsvWorkload : public Workload {
   double flops() const override { return 2.0 * static_cast<double>(d_.L.nnz()) - static_cast<double>(d_.L.rows); }
   double bytes() const override {
     const double s = sizeof(T);
-    return static_cast<double>(d_.L.nnz()) * (s + 4) + static_cast<double>(d_.L.rows + 1) * 4 +
-           2.0 * static_cast<double>(d_.L.rows) * s;
+    return csr_bytes(d_.L) + 2.0 * static_cast<double>(d_.L.rows) * s;
   }
   Bound bound() const override { return Bound::read_bandwidth; }
 
