@@ -1,4 +1,5 @@
-// reduce and dot: two passes (kernels/opencl/reduce.cl). Pass 1: gpu kernels = a bounded
+// reduce and dot: two passes (kernels/opencl/reduce.cl), or one where the gpu kernels' last
+// group does pass 2 (reduce.single_pass: the additive reductions). Pass 1: gpu kernels = a bounded
 // number of groups (reduce.groups_per_cu per compute unit), grid-stride Kahan sums and a
 // local-memory tree per group; cpu kernels = one work-item per `reduce.chunk` consecutive
 // elements, vector accumulators, no local memory. Pass 2 = one work-group's tree over the
@@ -14,15 +15,10 @@ namespace tessera::opencl {
 
 namespace {
 
+// Pass 2 combines partials, whose terms are already formed: squares and products are summed
+// (in the accumulator type: reduce_sum_final), absolute values are maximised.
 bool additive(const std::string& op) { return op == "sum" || op == "sum_squares" || op == "dot"; }
 
-// Pass 2 combines partials, whose terms are already formed: squares and products are summed
-// (in the accumulator type), absolute values are maximised.
-const char* final_kernel(const std::string& op) {
-  if (op == "min") return "reduce_min_tree";
-  if (op == "max" || op == "max_abs") return "reduce_max_tree";
-  return "reduce_sum_final";
-}
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -53,14 +49,21 @@ void reduce_passes(OpenCLBackend& cl, OpenClQueue& q, const std::string& op, con
                                                        t["reduce.groups_per_cu"]));
     cl::Buffer& part = cl.grow(scratch.partials, static_cast<std::size_t>(partials) * part_bytes);
     cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, defines, (base + "_tree").c_str());
-    cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(partials * wg)), cl::NDRange(static_cast<std::size_t>(wg)),
-                 x.data, x.offset, ydata, yoff, n, part, std::int64_t{0}, 0);
+    const cl::NDRange global(static_cast<std::size_t>(partials * wg)), local(static_cast<std::size_t>(wg));
+    if (!additive(op)) {
+      cl.launch<T>(q, k, global, local, x.data, x.offset, ydata, yoff, n, part, std::int64_t{0}, 0);
+    } else {
+      cl.launch<T>(q, k, global, local, x.data, x.offset, ydata, yoff, n, part, reduce_ticket(cl, q), out.data,
+                   out.offset, root ? 1 : 0);
+      if (single_pass(cl)) return;  // the last group wrote out
+    }
   }
-  // Pass 2 always runs, even over one partial: it converts the accumulator to T into `out`.
-  cl::Kernel& k2 = cl.kernel("reduce.cl", dtype_v<T>, defines, final_kernel(op));
+  // Pass 2 runs even over one partial: it converts the accumulator to T into `out`.
   const cl::Buffer& part = scratch.partials.buffer;
+  if (additive(op)) return reduce_sum_final<T>(cl, q, part, 0, partials, out, root);
+  cl::Kernel& k2 = cl.kernel("reduce.cl", dtype_v<T>, defines, op == "min" ? "reduce_min_tree" : "reduce_max_tree");
   cl.launch<T>(q, k2, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), part,
-               std::int64_t{0}, part, std::int64_t{0}, partials, out.data, out.offset, root ? 1 : 0);
+               std::int64_t{0}, part, std::int64_t{0}, partials, out.data, out.offset, 0);
 }
 
 }  // namespace
@@ -86,7 +89,18 @@ void reduce_sum_final(OpenCLBackend& cl, OpenClQueue& q, const cl::Buffer& parti
   const std::int64_t wg = cl.tuning()["reduce.wg"];
   cl::Kernel& k = cl.kernel("reduce.cl", dtype_v<T>, reduce_defines<T>(cl), "reduce_sum_final");
   cl.launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), partials,
-               first, partials, first, count, out.data, out.offset, root ? 1 : 0);
+               first, count, out.data, out.offset, root ? 1 : 0);
+}
+
+bool single_pass(const OpenCLBackend& cl) { return cl.tuning()["reduce.single_pass"] != 0; }
+
+cl::Buffer& reduce_ticket(OpenCLBackend& cl, OpenClQueue& q) {
+  ReduceScratch& scratch = q.state<ReduceScratch>();
+  if (scratch.ticket() == nullptr) {
+    scratch.ticket = cl::Buffer(cl.context(), CL_MEM_READ_WRITE, sizeof(cl_int));
+    q.queue().enqueueFillBuffer(scratch.ticket, cl_int{0}, 0, sizeof(cl_int));  // before any kernel on q
+  }
+  return scratch.ticket;
 }
 
 template <class T>

@@ -10,10 +10,19 @@
 
 namespace tessera::opencl {
 
-// Per-queue scratch of the reductions: the first pass's partials.
+// Per-queue scratch of the reductions: the first pass's partials, and the single pass's ticket
+// (one int, zero between kernels: the last group puts it back).
 struct ReduceScratch {
   ScratchBuffer partials;
+  cl::Buffer ticket;
 };
+
+// Whether the gpu first passes of the additive reductions (and the fused dots) end the
+// reduction themselves, in their last group (tuning value reduce.single_pass; REDUCE_SINGLE_PASS
+// in the kernels), so no reduce_sum_final launch follows them.
+bool single_pass(const OpenCLBackend& cl);
+// q's ticket for the single pass, made (and zeroed on q) at its first use.
+cl::Buffer& reduce_ticket(OpenCLBackend& cl, OpenClQueue& q);
 
 // Additive reductions of float data accumulate in double where the device has it (the contract
 // every device keeps: reduce.cl). True: the partials are doubles and the kernels are built with

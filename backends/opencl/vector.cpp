@@ -80,8 +80,8 @@ void OpenCLBackend::axpby_dot(QueueImpl& qi, const Coef& alpha, const VecView& x
   const bool w_is_y = w.data == y.data && w.offset == y.offset;
   launch<T>(q, vector_kernel<T>(*this, "vector_axpby_dot"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
             cl::NDRange(static_cast<std::size_t>(wg)), alpha, x.data, x.offset, beta, y.data, y.offset, w.data,
-            w.offset, w_is_y ? 1 : 0, y.n, beta.is_zero() ? 0 : 1, part);
-  reduce_sum_final<T>(*this, q, part, 0, groups, out, false);
+            w.offset, w_is_y ? 1 : 0, y.n, beta.is_zero() ? 0 : 1, part, reduce_ticket(*this, q), out.data, out.offset);
+  if (!single_pass(*this)) reduce_sum_final<T>(*this, q, part, 0, groups, out, false);
 }
 
 template <class T>
@@ -92,7 +92,9 @@ void OpenCLBackend::dot2(QueueImpl& qi, const VecView& x, const VecView& y, cons
   cl::Buffer& part =
       grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(2 * groups) * reduce_partial_bytes<T>(*this));
   launch<T>(q, vector_kernel<T>(*this, "vector_dot2"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
-            cl::NDRange(static_cast<std::size_t>(wg)), x.data, x.offset, y.data, y.offset, z.data, z.offset, x.n, part);
+            cl::NDRange(static_cast<std::size_t>(wg)), x.data, x.offset, y.data, y.offset, z.data, z.offset, x.n, part,
+            reduce_ticket(*this, q), out_xy.data, out_xy.offset, out_xz.data, out_xz.offset);
+  if (single_pass(*this)) return;
   reduce_sum_final<T>(*this, q, part, 0, groups, out_xy, false);
   reduce_sum_final<T>(*this, q, part, groups, groups, out_xz, false);
 }
@@ -105,7 +107,9 @@ void OpenCLBackend::multiply_dot2(QueueImpl& qi, const VecView& d, const VecView
   cl::Buffer& part =
       grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(2 * groups) * reduce_partial_bytes<T>(*this));
   launch<T>(q, vector_kernel<T>(*this, "vector_multiply_dot2"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
-            cl::NDRange(static_cast<std::size_t>(wg)), d.data, d.offset, r.data, r.offset, z.data, z.offset, r.n, part);
+            cl::NDRange(static_cast<std::size_t>(wg)), d.data, d.offset, r.data, r.offset, z.data, z.offset, r.n, part,
+            reduce_ticket(*this, q), out_rz.data, out_rz.offset, out_rr.data, out_rr.offset);
+  if (single_pass(*this)) return;
   reduce_sum_final<T>(*this, q, part, 0, groups, out_rz, false);
   reduce_sum_final<T>(*this, q, part, groups, groups, out_rr, false);
 }

@@ -1,6 +1,8 @@
 // Reductions: sum, sum of squares, dot (additive) and min, max, max |x| (selective), in two
-// passes: pass 1 leaves one partial per work-group (gpu) or per work-item (cpu); pass 2 is
-// the gpu tree kernel run as a single work-group over those partials.
+// passes: pass 1 leaves one partial per work-group (gpu) or per work-item (cpu); pass 2 is one
+// work-group over those partials (reduce_sum_final: common.cl's sum_partials; the selective ones:
+// their tree kernel). With REDUCE_SINGLE_PASS the gpu additive kernels end with pass 2
+// themselves, in their last group (common.cl's last_group_arrived).
 //
 // Accuracy of float sums: each partial is either a compensated (Kahan) sum, whose error does
 // not grow with its length, or a sequential run short enough (cpu: REDUCE_CHUNK / (2 REDUCE_VW)
@@ -10,9 +12,6 @@
 // squares and products of floats, do not overflow (the contract all devices share; README);
 // the partials of the additive reductions are ACC too. min, max and max |x| are exact in REAL.
 
-#ifndef REDUCE_WG
-#define REDUCE_WG 256        // gpu tree kernels: work-group size, a power of two
-#endif
 #ifndef REDUCE_CHUNK
 #define REDUCE_CHUNK 4096  // cpu kernels: elements per work-item, a multiple of 2 * REDUCE_VW
 #endif
@@ -20,11 +19,6 @@
 #define REDUCE_VW 8               // vector width of the loads and accumulators
 #endif
 
-#ifdef TESSERA_ACC_FP64
-#define ACC double
-#else
-#define ACC REAL
-#endif
 #define ACCV(n) TS_CAT(ACC, n)
 
 // ---- the six reductions as data: term of element i, how partials combine, the identity ----
@@ -57,8 +51,8 @@
 // ---- gpu: grid-stride loop over REDUCE_VW-wide vectors (neighbouring work-items read neighbouring
 //      vectors: coalesced, and REDUCE_VW x the bytes in flight per load, which f32 needs to reach the
 //      memory bandwidth), Kahan-compensated lane by lane for the additive ops; the n % REDUCE_VW tail
-//      elements go one per work-item; then a tree in local memory. Run with one group over the
-//      partials, it is pass 2 for both kernel variants. ----
+//      elements go one per work-item; then a tree in local memory. The selective kernels, run
+//      with one group over the partials, are also pass 2 of both kernel variants. ----
 // VEC(AT): a REDUCE_VW-wide vector of AT; LOADV(AT, i, p): vector i of p, converted to AT when
 // p's elements are of another type (WIDEN(AT, v)): a plain load otherwise, so the f64 kernels
 // and the min/max kernels compile exactly as without the wide accumulators.
@@ -83,18 +77,18 @@
 #define COMPENSATED 1
 #endif
 
-// IN: the element type read (REAL for data, ACC for pass 2 over partials); OUT: the type
-// written (ACC partials in pass 1, REAL into the result in pass 2, which adds out_off and, with
-// root, takes the square root: norm2). x and y start xoff and yoff elements into their buffers
-// (views' offsets). The n % REDUCE_VW
-// tail elements go one per work-item: the grid must have at least REDUCE_VW - 1 work-items, which
-// validate_tuning guarantees (reduce.wg >= reduce.vw; pass 2 runs one group). A loop over the
-// tail instead cost the f64 dot a quarter of its bandwidth on NVIDIA (registers: occupancy).
-#define TREE_KERNEL_ADD(NAME, IN, OUT, TERM, VTERM)                                                \
+// Pass 1 of the additive reductions: x and y start xoff and yoff elements into their buffers
+// (views' offsets); one ACC partial per group into partial[group]. The n % REDUCE_VW tail
+// elements go one per work-item: the grid must have at least REDUCE_VW - 1 work-items, which
+// validate_tuning guarantees (reduce.wg >= reduce.vw). A loop over the tail instead cost the f64
+// dot a quarter of its bandwidth on NVIDIA (registers: occupancy). With REDUCE_SINGLE_PASS the
+// last group writes the REAL result to out[out_off] (root: its square root) and resets `ticket`.
+#define TREE_KERNEL_ADD(NAME, TERM, VTERM)                                                         \
   __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void NAME(                       \
-      __global const IN* x, long xoff, __global const IN* y, long yoff, long n, __global OUT* out,  \
-      long out_off, int root) {                                                                    \
+      __global const REAL* x, long xoff, __global const REAL* y, long yoff, long n,                \
+      __global ACC* partial, __global int* ticket, __global REAL* out, long out_off, int root) {   \
     __local ACC part[REDUCE_WG];                                                                   \
+    __local int last;                                                                              \
     x += xoff;                                                                                     \
     y += yoff;                                                                                     \
     VEC(ACC) s = 0, c = 0; /* c: the low-order part lost so far, negated (Kahan) */                \
@@ -122,7 +116,11 @@
       if (l < off) part[l] += part[l + off];                                                       \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
     }                                                                                              \
-    if (l == 0) out[out_off + get_group_id(0)] = (OUT)(root ? sqrt(part[0]) : part[0]);            \
+    if (l == 0) partial[get_group_id(0)] = part[0];                                                \
+    if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {                                 \
+      sum_partials(partial, get_num_groups(0), part, out, out_off, root);                          \
+      if (l == 0) *ticket = 0;                                                                     \
+    }                                                                                              \
   }
 
 #define TREE_KERNEL_SEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                      \
@@ -184,12 +182,16 @@
 // fused dots of vector.cl) into the REAL result; min and max run on REAL partials (max |x|'s
 // partials are already absolute values).
 #define HAS_Y 0
-TREE_KERNEL_ADD(reduce_sum_final, ACC, REAL, TERM_ID, VTERM_ID)
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void reduce_sum_final(
+    __global const ACC* partial, long first, long count, __global REAL* out, long out_off, int root) {
+  __local ACC part[REDUCE_WG];
+  sum_partials(partial + first, count, part, out, out_off, root);
+}
 TREE_KERNEL_SEL(reduce_min_tree, TERM_ID, VTERM_ID, COMBINE_MIN, INFINITY)
 TREE_KERNEL_SEL(reduce_max_tree, TERM_ID, VTERM_ID, COMBINE_MAX, -INFINITY)
 #if TESSERA_GPU_KERNELS
-TREE_KERNEL_ADD(reduce_sum_tree, REAL, ACC, TERM_ID, VTERM_ID)
-TREE_KERNEL_ADD(reduce_sum_squares_tree, REAL, ACC, TERM_SQ, VTERM_SQ)
+TREE_KERNEL_ADD(reduce_sum_tree, TERM_ID, VTERM_ID)
+TREE_KERNEL_ADD(reduce_sum_squares_tree, TERM_SQ, VTERM_SQ)
 TREE_KERNEL_SEL(reduce_max_abs_tree, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
 #endif
 #if TESSERA_CPU_KERNELS
@@ -202,7 +204,7 @@ CHUNK_KERNEL(reduce_max_abs_chunks, REAL, TERM_ABS, VTERM_ABS, COMBINE_MAX, 0)
 #undef HAS_Y
 #define HAS_Y 1
 #if TESSERA_GPU_KERNELS
-TREE_KERNEL_ADD(reduce_dot_tree, REAL, ACC, TERM_XY, VTERM_XY)
+TREE_KERNEL_ADD(reduce_dot_tree, TERM_XY, VTERM_XY)
 #endif
 #if TESSERA_CPU_KERNELS
 CHUNK_KERNEL(reduce_dot_chunks, ACC, TERM_XY, VTERM_XY, COMBINE_ADD, 0)

@@ -4,7 +4,7 @@
 // every view's offset is applied at the start, so no alignment is assumed), and the fused dots
 // axpby_dot and dot2 as the first pass of a reduction (one ACC partial per work-group, grid-stride
 // over the elements, a tree in local memory), whose partials reduce.cl's reduce_sum_final turns
-// into the T result on the device. Built with reduce.cl's tuning defines (REDUCE_WG) plus
+// into the T result on the device (with REDUCE_SINGLE_PASS, the kernel's own last group: common.cl). Built with reduce.cl's tuning defines (REDUCE_WG) plus
 // VECTOR_*, and -DTESSERA_ACC_FP64 for float data on devices with doubles.
 #ifndef VECTOR_WG
 #define VECTOR_WG 256
@@ -43,9 +43,6 @@
 #else
 #define STREAM_VW 1
 #endif
-#ifndef REDUCE_WG
-#define REDUCE_WG 256
-#endif
 // The fused dots' element order: GPUs: grid-stride (neighbouring work-items read neighbouring
 // elements); CPUs (VECTOR_CHUNK > 1): each work-item a contiguous range, which stays in its core's
 // caches and prefetchers. INDEX(base, u): the element of pass `base`, slot u.
@@ -64,11 +61,6 @@
 // move a load of x past a store to y).
 #define FUSED_UNROLL 4
 
-#ifdef TESSERA_ACC_FP64
-#define ACC double
-#else
-#define ACC REAL
-#endif
 
 // A coefficient (Coef on the host): value * num0 * num1 / (den0 * den1), each factor an element
 // of a device buffer or absent (a NULL buffer argument). Formed once per work-item, in ACC
@@ -161,11 +153,23 @@ inline void group_sum(ACC s, __local ACC* part, __global ACC* partial, long slot
   if (l == 0) partial[slot] = part[0];
 }
 
+// The kernels with two sums: partials [0, groups) and [groups, 2 groups); with
+// REDUCE_SINGLE_PASS the last group writes both results (out1, out2) and resets the ticket.
+#define TWO_RESULTS_PARAMS __global int *ticket, __global REAL *out1, long out1_off, __global REAL *out2, long out2_off
+#define FINISH_TWO_RESULTS(partial, part, last)                                  \
+  if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {                \
+    sum_partials(partial, get_num_groups(0), part, out1, out1_off, 0);           \
+    sum_partials(partial + get_num_groups(0), get_num_groups(0), part, out2, out2_off, 0); \
+    if (get_local_id(0) == 0) *ticket = 0;                                       \
+  }
+
 // y = alpha x + beta y, and this group's part of y . w (w_is_y: w is y, not read again).
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_axpby_dot(
     COEF_PARAMS(alpha), __global const REAL* x, long xoff, COEF_PARAMS(beta), __global REAL* y, long yoff,
-    __global const REAL* w, long woff, int w_is_y, long n, int read_y, __global ACC* partial) {
+    __global const REAL* w, long woff, int w_is_y, long n, int read_y, __global ACC* partial, __global int* ticket,
+    __global REAL* out, long out_off) {
   __local ACC part[REDUCE_WG];
+  __local int last;
   const REAL a = COEF(alpha), b = COEF(beta);
   x += xoff;
   y += yoff;
@@ -192,13 +196,18 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_axpb
     }
   }
   group_sum(s, part, partial, get_group_id(0));
+  if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {
+    sum_partials(partial, get_num_groups(0), part, out, out_off, 0);
+    if (get_local_id(0) == 0) *ticket = 0;
+  }
 }
 
 // This group's parts of x . y (partial[group]) and x . z (partial[groups + group]).
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_dot2(
     __global const REAL* x, long xoff, __global const REAL* y, long yoff, __global const REAL* z, long zoff, long n,
-    __global ACC* partial) {
+    __global ACC* partial, TWO_RESULTS_PARAMS) {
   __local ACC part[REDUCE_WG];
+  __local int last;
   x += xoff;
   y += yoff;
   z += zoff;
@@ -222,13 +231,15 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_dot2
   group_sum(sy, part, partial, get_group_id(0));
   barrier(CLK_LOCAL_MEM_FENCE);  // part is reused
   group_sum(sz, part, partial, get_num_groups(0) + get_group_id(0));
+  FINISH_TWO_RESULTS(partial, part, last);
 }
 
 // z = d * r, and this group's parts of r . z (partial[group]) and r . r (partial[groups + group]).
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_multiply_dot2(
     __global const REAL* d, long doff, __global const REAL* r, long roff, __global REAL* z, long zoff, long n,
-    __global ACC* partial) {
+    __global ACC* partial, TWO_RESULTS_PARAMS) {
   __local ACC part[REDUCE_WG];
+  __local int last;
   d += doff;
   r += roff;
   z += zoff;
@@ -254,4 +265,5 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_mult
   group_sum(sz, part, partial, get_group_id(0));
   barrier(CLK_LOCAL_MEM_FENCE);  // part is reused
   group_sum(sr, part, partial, get_num_groups(0) + get_group_id(0));
+  FINISH_TWO_RESULTS(partial, part, last);
 }

@@ -25,6 +25,11 @@ const std::vector<ParamSpec>& reduce_params() {
       {"reduce.vw", "vector width of the loads", 1, 16, Shape::vector_width,
        {{"opencl/nvidia", 4}, {"opencl/amd-gcn", 4}, {"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8},
         {"opencl/generic", 1}}},
+      // nvidia: a launch costs ~8 us of a CG iteration's ~75 us on small systems (NVIDIA's
+      // OpenCL has no graphs), far more than the last group's sum of a few hundred partials.
+      // Elsewhere off until measured (PoCL's work-groups are threads: a launch is cheap there).
+      {"reduce.single_pass", "gpu kernels: the first pass's last group finishes an additive reduction (1) "
+       "instead of a second launch (0)", 0, 1, Shape::any, {{"opencl/nvidia", 1}, {"opencl/*", 0}}},
       // 8 x 256 threads = a full SM: enough bytes in flight for HBM.
       {"reduce.blocks_per_sm", "blocks of 256 threads per SM", 1, 64, Shape::any, {{"cuda/*", 8}}},
       // One thread streams ~10 GB/s, so 64 Ki elements (~25 us) amortise a fork/join of a few us.
