@@ -321,6 +321,30 @@ TEST_CASE("execution: bad input to the new calls throws typed errors, writes not
       CHECK(s.get() == 1.0);
       CHECK(t.get() == 1.0);
     }
+    // axpby_pair: y1 overlapping y2, x2 being y1, a partial overlap, sizes, a foreign Scalar;
+    // axpy_multiply_dot2: r or z overlapping another operand, one Scalar twice. Nothing written.
+    {
+      Vector<double> z = Vector<double>::from_host(d, std::vector<double>(static_cast<std::size_t>(x.size()), 5.0));
+      Vector<double> w = Vector<double>::from_host(d, std::vector<double>(static_cast<std::size_t>(x.size()), 6.0));
+      CHECK_THROWS_AS(axpby_pair(1.0, x, 1.0, z, 1.0, y, 1.0, z), InvalidArgument);     // y2 is y1
+      CHECK_THROWS_AS(axpby_pair(1.0, x, 1.0, z, 1.0, z, 1.0, w), InvalidArgument);     // x2 is y1
+      Vector<double> w4 = w.sub(0, 4);
+      CHECK_THROWS_AS(axpby_pair(1.0, left, 1.0, right, 1.0, x, 1.0, w4), DimensionMismatch);
+      CHECK_THROWS_AS(axpby_pair(1.0, x.sub(0, 4), 1.0, left, 1.0, y.sub(0, 4), 1.0, right), InvalidArgument);
+      CHECK_THROWS_AS(axpby_pair(1.0, x, 1.0, z, 1.0, y, 1.0, short_v), DimensionMismatch);
+      CHECK_THROWS_AS(axpby_pair(1.0, x, 1.0, z, ScalarArg<double>(foreign), y, 1.0, w), DeviceMismatch);
+      CHECK_THROWS_AS(axpy_multiply_dot2(1.0, x, y, z, w, s, s), InvalidArgument);
+      CHECK_THROWS_AS(axpy_multiply_dot2(1.0, x, y, z, z, s, t), InvalidArgument);
+      CHECK_THROWS_AS(axpy_multiply_dot2(1.0, x, y, x, w, s, t), InvalidArgument);   // r is x
+      CHECK_THROWS_AS(axpy_multiply_dot2(1.0, x, y, z, y, s, t), InvalidArgument);   // z is d
+      CHECK_THROWS_AS(axpy_multiply_dot2(1.0, x, y, z, w, foreign, t), DeviceMismatch);
+      CHECK_THROWS_AS(axpy_multiply_dot2(1.0, x, y, short_v, w, s, t), DimensionMismatch);
+      CHECK(z.to_host() == std::vector<double>(static_cast<std::size_t>(x.size()), 5.0));
+      CHECK(w.to_host() == std::vector<double>(static_cast<std::size_t>(x.size()), 6.0));
+      CHECK(y.to_host() == y0);
+      CHECK(s.get() == 1.0);
+      CHECK(t.get() == 1.0);
+    }
     CHECK_THROWS_AS(axpy(s * t * u, x, y), InvalidArgument);    // three Scalars above the line
     Scalar<double> empty;
     CHECK_THROWS_AS(dot(x, y, empty), InvalidArgument);

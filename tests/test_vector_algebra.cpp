@@ -246,6 +246,75 @@ TEST_CASE_TEMPLATE("vector algebra: reductions and dots into Scalars, fused axpb
   }
 }
 
+TEST_CASE_TEMPLATE("vector algebra: CG's fused steps axpby_pair and axpy_multiply_dot2", T, float, double) {
+  std::uint32_t seed = 1300;
+  for (std::int64_t n : kSizes) {
+    const auto hx = random_vector<T>(static_cast<std::size_t>(n), seed++);
+    const auto hy = random_vector<T>(static_cast<std::size_t>(n), seed++);
+    const auto hz = random_vector<T>(static_cast<std::size_t>(n), seed++);
+    const auto hw = random_vector<T>(static_cast<std::size_t>(n), seed++);
+    for_each_device<T>(Op::vector, [&](const Device& d) {
+      const std::string at = " n=" + std::to_string(n) + " on " + d.spec();
+      Scalars<T> s(d);
+      // Two independent updates, device coefficients: y1 = (s1/s2) x1 - s3 y1; y2 = s3 x2 + s1 y2.
+      {
+        Padded<T> x1(d, hx), y1(d, hy), x2(d, hz), y2(d, hw);
+        axpby_pair(s.s1 / s.s2, x1.view, -s.s3, y1.view, ScalarArg<T>(s.s3), x2.view, ScalarArg<T>(s.s1), y2.view);
+        std::vector<T> e1(hx.size()), e2(hx.size());
+        for (std::size_t i = 0; i < hx.size(); ++i) {
+          e1[i] = static_cast<T>(-2.0 * hx[i] - 2.5 * hy[i]);
+          e2[i] = static_cast<T>(2.5 * hz[i] + 1.5 * hw[i]);
+        }
+        check_close(y1.values(), e1, elementwise_bound(2.0, hx, 2.5, hy), "axpby_pair y1" + at);
+        check_close(y2.values(), e2, elementwise_bound(2.5, hz, 1.5, hw), "axpby_pair y2" + at);
+        CHECK(y1.guards_intact());
+        CHECK(y2.guards_intact());
+        CHECK(x1.values() == hx);
+        CHECK(x2.values() == hz);
+      }
+      // CG's form, y2 = x1: x += alpha p with the old p, then p = z + beta p. beta1 a host zero
+      // with NaN in y1 (not read) is the second case.
+      for (const bool nan_y1 : {false, true}) {
+        const std::vector<T> y1_host = nan_y1 ? std::vector<T>(hy.size(), std::numeric_limits<T>::quiet_NaN()) : hy;
+        Padded<T> p(d, hx), x(d, y1_host), z(d, hz);
+        axpby_pair(s.s2 / s.s1, p.view, nan_y1 ? ScalarArg<T>(T(0)) : ScalarArg<T>(T(1)), x.view, T(1), z.view,
+                   ScalarArg<T>(s.s3), p.view);
+        std::vector<T> ex(hx.size()), ep(hx.size());
+        for (std::size_t i = 0; i < hx.size(); ++i) {
+          ex[i] = static_cast<T>(-0.5 * hx[i] + (nan_y1 ? 0.0 : static_cast<double>(hy[i])));
+          ep[i] = static_cast<T>(hz[i] + 2.5 * hx[i]);
+        }
+        check_close(x.values(), ex, elementwise_bound(0.5, hx, nan_y1 ? 0.0 : 1.0, hy), "axpby_pair x (CG)" + at);
+        check_close(p.values(), ep, elementwise_bound(2.5, hx, 1.0, hz), "axpby_pair p (CG)" + at);
+        CHECK(x.guards_intact());
+        CHECK(p.guards_intact());
+      }
+      // axpy_multiply_dot2: r = r - (s1/s3) x, z = w .* r, r.z and r.r. z is compared exactly
+      // against w times the device's r (one product rounded once, everywhere).
+      {
+        Padded<T> x(d, hx), dv(d, hw), r(d, hy), z(d, std::vector<T>(hx.size(), T(7)));
+        Scalar<T> rz(d), rr(d);
+        axpy_multiply_dot2(-(s.s1 / s.s3), x.view, dv.view, r.view, z.view, rz, rr);
+        std::vector<T> er(hx.size());
+        for (std::size_t i = 0; i < hx.size(); ++i) er[i] = static_cast<T>(-(1.5 / 2.5) * hx[i] + hy[i]);
+        const auto rv = r.values();
+        check_close(rv, er, elementwise_bound(0.6, hx, 1.0, hy), "axpy_multiply_dot2 r" + at);
+        std::vector<T> ez(hx.size());
+        for (std::size_t i = 0; i < hx.size(); ++i) ez[i] = static_cast<T>(hw[i] * rv[i]);
+        CHECK_MESSAGE(z.values() == ez, "axpy_multiply_dot2 z" << at);
+        check_close(std::vector<T>{rz.get()}, {static_cast<T>(exact_dot(rv, ez))}, dot_bound(rv, ez),
+                    "axpy_multiply_dot2 rz" + at);
+        check_close(std::vector<T>{rr.get()}, {static_cast<T>(exact_dot(rv, rv))}, dot_bound(rv, rv),
+                    "axpy_multiply_dot2 rr" + at);
+        CHECK(r.guards_intact());
+        CHECK(z.guards_intact());
+        CHECK(x.values() == hx);
+        CHECK(dv.values() == hw);
+      }
+    });
+  }
+}
+
 TEST_CASE_TEMPLATE("vector algebra: copy, clone, sub-vectors and the Scalar set/get round trip", T, float, double) {
   for (std::int64_t n : {std::int64_t{1}, std::int64_t{5}, std::int64_t{4099}}) {
     const auto hx = random_vector<T>(static_cast<std::size_t>(n), 31);

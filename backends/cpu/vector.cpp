@@ -153,11 +153,55 @@ void CpuBackend::multiply_dot2(QueueImpl&, const VecView& dv, const VecView& rv,
   *host_ptr<T>(out_rr) = static_cast<T>(rr);
 }
 
+template <class T>
+void CpuBackend::axpby_pair(QueueImpl&, const Coef& a1, const VecView& x1v, const Coef& b1, const VecView& y1v,
+                            const Coef& a2, const VecView& x2v, const Coef& b2, const VecView& y2v) {
+  const T ca1 = static_cast<T>(host_coef<T>(a1)), cb1 = static_cast<T>(host_coef<T>(b1));
+  const T ca2 = static_cast<T>(host_coef<T>(a2)), cb2 = static_cast<T>(host_coef<T>(b2));
+  const T* x1 = host_ptr<const T>(x1v);
+  const T* x2 = host_ptr<const T>(x2v);
+  T* y1 = host_ptr<T>(y1v);
+  T* y2 = host_ptr<T>(y2v);
+  const bool z1 = b1.is_zero(), z2 = b2.is_zero();
+  // Block by block: y2 may be x1, so each block's first update reads x1 before the second writes it.
+  per_thread_chunks(y1v.n, tune_["vector.min_per_thread"], [&](std::int64_t s, std::int64_t n) {
+    for (std::int64_t k = s; k < s + n; k += kL1Block) {
+      const std::int64_t len = std::min(kL1Block, s + n - k);
+      axpby_chunk(ca1, x1 + k, cb1, z1, y1 + k, len);
+      axpby_chunk(ca2, x2 + k, cb2, z2, y2 + k, len);
+    }
+  });
+}
+
+template <class T>
+void CpuBackend::axpy_multiply_dot2(QueueImpl&, const Coef& alpha, const VecView& xv, const VecView& dv,
+                                    const VecView& rv, const VecView& zv, const VecView& out_rz,
+                                    const VecView& out_rr) {
+  const T a = static_cast<T>(host_coef<T>(alpha));
+  const T* x = host_ptr<const T>(xv);
+  const T* d = host_ptr<const T>(dv);
+  T* r = host_ptr<T>(rv);
+  T* z = host_ptr<T>(zv);
+  // r's and z's blocks are written, then re-read from L1 by the dots.
+  const auto [rz, rr] = per_thread_two_sums(rv.n, tune_["reduce.min_per_thread"],
+                                            [&](std::int64_t k, std::int64_t len, double& c1, double& c2) {
+                                              axpby_chunk(a, x + k, T(1), false, r + k, len);
+#pragma omp simd
+                                              for (std::int64_t i = k; i < k + len; ++i) z[i] = d[i] * r[i];
+                                              c1 += dot_chunk(r + k, z + k, len);
+                                              c2 += dot_chunk(r + k, r + k, len);
+                                            });
+  *host_ptr<T>(out_rz) = static_cast<T>(rz);
+  *host_ptr<T>(out_rr) = static_cast<T>(rr);
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby_pair)
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpy_multiply_dot2)
 
 }  // namespace tessera

@@ -1,4 +1,5 @@
-// The vector algebra (fill, axpby, elementwise, axpby_dot, dot2, multiply_dot2): one launch each on the queue's
+// The vector algebra (fill, axpby, elementwise and the fused axpby_dot, dot2, multiply_dot2, axpby_pair,
+// axpy_multiply_dot2): one launch each on the queue's
 // stream (kernels/cuda/vector.cu). Coefficients go to the kernels as the host value and pointers
 // to the device factors, read on the device; the fused dots share the reductions' per-queue
 // scratch (reduce_state.hpp) and write their results on the device. Nothing here allocates or
@@ -76,11 +77,33 @@ void CudaBackend::multiply_dot2(QueueImpl& q, const VecView& d, const VecView& r
                                              cq.stream()));
 }
 
+template <class T>
+void CudaBackend::axpby_pair(QueueImpl& q, const Coef& a1, const VecView& x1, const Coef& b1, const VecView& y1,
+                             const Coef& a2, const VecView& x2, const Coef& b2, const VecView& y2) {
+  if (y1.n == 0) return;
+  TESSERA_CUDA_CHECK(launch_axpby_pair<T>(device_coef<T>(a1), dev_ptr<const T>(x1), device_coef<T>(b1), b1.is_zero(),
+                                          dev_ptr<T>(y1), device_coef<T>(a2), dev_ptr<const T>(x2), device_coef<T>(b2),
+                                          b2.is_zero(), dev_ptr<T>(y2), y1.n, vector_blocks_, stream_of(q)));
+}
+
+template <class T>
+void CudaBackend::axpy_multiply_dot2(QueueImpl& q, const Coef& alpha, const VecView& x, const VecView& d,
+                                     const VecView& r, const VecView& z, const VecView& out_rz,
+                                     const VecView& out_rr) {
+  CudaQueue& cq = queue_of(q);
+  const ReduceState& st = ReduceState::of(cq, reduce_blocks_);
+  TESSERA_CUDA_CHECK(launch_axpy_multiply_dot2<T>(device_coef<T>(alpha), dev_ptr<const T>(x), dev_ptr<const T>(d),
+                                                  dev_ptr<T>(r), dev_ptr<T>(z), r.n, dev_ptr<T>(out_rz),
+                                                  dev_ptr<T>(out_rr), st.max_blocks, st.view(), cq.stream()));
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby_pair)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpy_multiply_dot2)
 
 }  // namespace tessera::cuda

@@ -99,19 +99,46 @@ void OpenCLBackend::dot2(QueueImpl& qi, const VecView& x, const VecView& y, cons
   reduce_sum_final<T>(*this, q, part, groups, groups, out_xz, false);
 }
 
+namespace {
+
+// multiply_dot2, after r = r + alpha x when x is given (axpy_multiply_dot2): one kernel for both.
+template <class T>
+void multiply_dot2_pass(OpenCLBackend& cl, OpenClQueue& q, const Coef& alpha, const VecView* x, const VecView& d,
+                        const VecView& r, const VecView& z, const VecView& out_rz, const VecView& out_rr) {
+  const std::int64_t wg = cl.tuning()["reduce.wg"], groups = fused_groups(cl, r.n);
+  cl::Buffer& part =
+      cl.grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(2 * groups) * reduce_partial_bytes<T>(cl));
+  const VecView& xs = x ? *x : d;  // unread without the update
+  cl.launch<T>(q, vector_kernel<T>(cl, "vector_multiply_dot2"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
+               cl::NDRange(static_cast<std::size_t>(wg)), alpha, xs.data, xs.offset, x ? 1 : 0, d.data, d.offset,
+               r.data, r.offset, z.data, z.offset, r.n, part, reduce_ticket(cl, q), out_rz.data, out_rz.offset,
+               out_rr.data, out_rr.offset);
+  if (single_pass(cl)) return;
+  reduce_sum_final<T>(cl, q, part, 0, groups, out_rz, false);
+  reduce_sum_final<T>(cl, q, part, groups, groups, out_rr, false);
+}
+
+}  // namespace
+
 template <class T>
 void OpenCLBackend::multiply_dot2(QueueImpl& qi, const VecView& d, const VecView& r, const VecView& z,
                                   const VecView& out_rz, const VecView& out_rr) {
-  OpenClQueue& q = cl_queue(qi);
-  const std::int64_t wg = tuning_["reduce.wg"], groups = fused_groups(*this, r.n);
-  cl::Buffer& part =
-      grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(2 * groups) * reduce_partial_bytes<T>(*this));
-  launch<T>(q, vector_kernel<T>(*this, "vector_multiply_dot2"), cl::NDRange(static_cast<std::size_t>(groups * wg)),
-            cl::NDRange(static_cast<std::size_t>(wg)), d.data, d.offset, r.data, r.offset, z.data, z.offset, r.n, part,
-            reduce_ticket(*this, q), out_rz.data, out_rz.offset, out_rr.data, out_rr.offset);
-  if (single_pass(*this)) return;
-  reduce_sum_final<T>(*this, q, part, 0, groups, out_rz, false);
-  reduce_sum_final<T>(*this, q, part, groups, groups, out_rr, false);
+  multiply_dot2_pass<T>(*this, cl_queue(qi), Coef{}, nullptr, d, r, z, out_rz, out_rr);
+}
+
+template <class T>
+void OpenCLBackend::axpy_multiply_dot2(QueueImpl& qi, const Coef& alpha, const VecView& x, const VecView& d,
+                                       const VecView& r, const VecView& z, const VecView& out_rz,
+                                       const VecView& out_rr) {
+  multiply_dot2_pass<T>(*this, cl_queue(qi), alpha, &x, d, r, z, out_rz, out_rr);
+}
+
+template <class T>
+void OpenCLBackend::axpby_pair(QueueImpl& qi, const Coef& a1, const VecView& x1, const Coef& b1, const VecView& y1,
+                               const Coef& a2, const VecView& x2, const Coef& b2, const VecView& y2) {
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_axpby_pair"), stream_global<T>(*this, y1.n),
+            stream_local(*this), a1, x1.data, x1.offset, b1, y1.data, y1.offset, b1.is_zero() ? 0 : 1, a2, x2.data,
+            x2.offset, b2, y2.data, y2.offset, b2.is_zero() ? 0 : 1, y1.n);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, fill)
@@ -120,5 +147,7 @@ TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby_pair)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpy_multiply_dot2)
 
 }  // namespace tessera::opencl

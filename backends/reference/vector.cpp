@@ -73,11 +73,31 @@ void ReferenceBackend::multiply_dot2(QueueImpl& q, const VecView& d, const VecVi
   dot2<T>(q, r, z, r, out_rz, out_rr);
 }
 
+template <class T>
+void ReferenceBackend::axpby_pair(QueueImpl&, const Coef& a1, const VecView& x1, const Coef& b1, const VecView& y1,
+                                  const Coef& a2, const VecView& x2, const Coef& b2, const VecView& y2) {
+  // All four coefficients before any element is written; y1 whole, then y2 whole: the same as
+  // element by element, since x2 is not y1 and y1 is not y2.
+  const double ca1 = host_coef<T>(a1), cb1 = host_coef<T>(b1), ca2 = host_coef<T>(a2), cb2 = host_coef<T>(b2);
+  axpby_in_double(ca1, host_ptr<const T>(x1), cb1, b1.is_zero(), host_ptr<T>(y1), y1.n);
+  axpby_in_double(ca2, host_ptr<const T>(x2), cb2, b2.is_zero(), host_ptr<T>(y2), y2.n);
+}
+
+template <class T>
+void ReferenceBackend::axpy_multiply_dot2(QueueImpl& q, const Coef& alpha, const VecView& x, const VecView& d,
+                                          const VecView& r, const VecView& z, const VecView& out_rz,
+                                          const VecView& out_rr) {
+  axpby_in_double(host_coef<T>(alpha), host_ptr<const T>(x), 1.0, false, host_ptr<T>(r), r.n);
+  multiply_dot2<T>(q, d, r, z, out_rz, out_rr);
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, elementwise)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby_dot)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby_pair)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpy_multiply_dot2)
 
 }  // namespace tessera

@@ -70,6 +70,16 @@ cudaError_t launch_dot2(const T* x, const T* y, const T* z, std::int64_t n, T* o
 template <class T>
 cudaError_t launch_multiply_dot2(const T* d, const T* r, T* z, std::int64_t n, T* out_rz, T* out_rr, int max_blocks,
                                  const ReduceScratch& s, cudaStream_t stream);
+// y1 = a1 x1 + b1 y1 and y2 = a2 x2 + b2 y2 in one pass (y2 may be x1: read before written).
+template <class T>
+cudaError_t launch_axpby_pair(const DeviceCoef<T>& a1, const T* x1, const DeviceCoef<T>& b1, bool b1_zero, T* y1,
+                              const DeviceCoef<T>& a2, const T* x2, const DeviceCoef<T>& b2, bool b2_zero, T* y2,
+                              std::int64_t n, int max_blocks, cudaStream_t stream);
+// r = r + alpha x, z = d * r, out_rz[0] = r . z and out_rr[0] = r . r in one pass.
+template <class T>
+cudaError_t launch_axpy_multiply_dot2(const DeviceCoef<T>& alpha, const T* x, const T* d, T* r, T* z, std::int64_t n,
+                                      T* out_rz, T* out_rr, int max_blocks, const ReduceScratch& s,
+                                      cudaStream_t stream);
 
 // ---------------------------------------------------------------- spmv (CSR)
 constexpr int kSpmvThreads = 256;

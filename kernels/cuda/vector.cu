@@ -1,4 +1,5 @@
-// The vector algebra: fill, axpby, elementwise, and the fused axpby_dot, dot2 and multiply_dot2. Each is one
+// The vector algebra: fill, axpby, elementwise, and the fused axpby_dot, dot2, multiply_dot2, axpby_pair and
+// axpy_multiply_dot2. Each is one
 // streaming pass, bound by memory traffic, so all share one skeleton (stream_kernel): a
 // grid-stride loop over 16-byte packs (after a scalar head when the views' offsets leave the
 // arrays off a 16-byte boundary, all scalar when they sit differently against it), the block's
@@ -113,6 +114,74 @@ struct AxpbyBody {
     store_pack<E>(y + j, rj);
   }
   __device__ void finish(const double*) {}
+};
+
+// y1 = a1 x1 + b1 y1, then y2 = a2 x2 + b2 y2, per pack: every load before either store, so
+// y2 may be x1 (CG's x += alpha p; p = z + beta p reads p once). Z1, Z2: b1, b2 host zeros.
+template <class T_, bool Z1, bool Z2>
+struct AxpbyPairBody {
+  using T = T_;
+  static constexpr int kSums = 0;
+  DeviceCoef<T> alpha1, beta1, alpha2, beta2;
+  const T* x1;
+  T* y1;
+  const T* x2;
+  T* y2;
+  double a1, b1, a2, b2;
+  __device__ void setup() {
+    // All four coefficients before any element is written (block_coefs' shared slots hold two).
+    block_coefs(alpha1, beta1, a1, b1);
+    __syncthreads();  // every thread has a1, b1 before the slots are reused
+    block_coefs(alpha2, beta2, a2, b2);
+  }
+  template <int E>
+  __device__ void apply(std::int64_t i, double (&)[1]) {
+    const Pack<T, E> r1 = axpby_pack<T, E, Z1>(a1, x1 + i, b1, y1 + i);
+    const Pack<T, E> r2 = axpby_pack<T, E, Z2>(a2, x2 + i, b2, y2 + i);
+    store_pack<E>(y1 + i, r1);
+    store_pack<E>(y2 + i, r2);
+  }
+  __device__ void finish(const double*) {}
+};
+
+// r = r + a x (rounded to T), z = d * r, and the sums r . z, r . r: CG's residual update, Jacobi
+// apply and both dots in one pass.
+template <class T_>
+struct AxpyMultiplyDot2Body {
+  using T = T_;
+  static constexpr int kSums = 2;
+  DeviceCoef<T> alpha;
+  const T* x;
+  const T* d;
+  T* r;
+  T* z;
+  T* out_rz;
+  T* out_rr;
+  double a;
+  __device__ void setup() {
+    double unused;
+    block_coefs(alpha, alpha, a, unused);
+  }
+  template <int E>
+  __device__ void apply(std::int64_t i, double (&acc)[2]) {
+    const Pack<T, E> rs = axpby_pack<T, E, false>(a, x + i, 1.0, r + i);
+    const Pack<T, E> ds = load_pack<E>(d + i);
+    store_pack<E>(r + i, rs);
+    Pack<T, E> zs;
+#pragma unroll
+    for (int k = 0; k < E; ++k) zs.v[k] = ds.v[k] * rs.v[k];
+    store_pack<E>(z + i, zs);
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const double rk = static_cast<double>(rs.v[k]);
+      acc[0] = fma(rk, static_cast<double>(zs.v[k]), acc[0]);
+      acc[1] = fma(rk, rk, acc[1]);
+    }
+  }
+  __device__ void finish(const double* totals) {
+    *out_rz = static_cast<T>(totals[0]);
+    *out_rr = static_cast<T>(totals[1]);
+  }
 };
 
 // Whether a Body has apply_two (two packs per step of the grid-stride loop).
@@ -338,6 +407,33 @@ cudaError_t launch_multiply_dot2(const T* d, const T* r, T* z, std::int64_t n, T
   return launch_stream(MultiplyDot2Body<T>{d, r, z, out_rz, out_rr}, n, {d, r, z}, max_blocks, s, stream);
 }
 
+template <class T>
+cudaError_t launch_axpby_pair(const DeviceCoef<T>& a1, const T* x1, const DeviceCoef<T>& b1, bool b1_zero, T* y1,
+                              const DeviceCoef<T>& a2, const T* x2, const DeviceCoef<T>& b2, bool b2_zero, T* y2,
+                              std::int64_t n, int max_blocks, cudaStream_t stream) {
+  const ReduceScratch none{};
+  const std::initializer_list<const void*> arrays = {x1, y1, x2, y2};
+  if (b1_zero && b2_zero)
+    return launch_stream(AxpbyPairBody<T, true, true>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+                         stream);
+  if (b1_zero)
+    return launch_stream(AxpbyPairBody<T, true, false>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+                         stream);
+  if (b2_zero)
+    return launch_stream(AxpbyPairBody<T, false, true>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+                         stream);
+  return launch_stream(AxpbyPairBody<T, false, false>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+                       stream);
+}
+
+template <class T>
+cudaError_t launch_axpy_multiply_dot2(const DeviceCoef<T>& alpha, const T* x, const T* d, T* r, T* z, std::int64_t n,
+                                      T* out_rz, T* out_rr, int max_blocks, const ReduceScratch& s,
+                                      cudaStream_t stream) {
+  return launch_stream(AxpyMultiplyDot2Body<T>{alpha, x, d, r, z, out_rz, out_rr, 0.0}, n, {x, d, r, z}, max_blocks,
+                       s, stream);
+}
+
 #define TESSERA_VECTOR_INSTANTIATE(T)                                                                              \
   template cudaError_t launch_fill<T>(const DeviceCoef<T>&, T*, std::int64_t, int, cudaStream_t);                  \
   template cudaError_t launch_axpby<T>(const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*, std::int64_t, \
@@ -348,7 +444,12 @@ cudaError_t launch_multiply_dot2(const T* d, const T* r, T* z, std::int64_t n, T
   template cudaError_t launch_dot2<T>(const T*, const T*, const T*, std::int64_t, T*, T*, int, const ReduceScratch&, \
                                       cudaStream_t);                                                             \
   template cudaError_t launch_multiply_dot2<T>(const T*, const T*, T*, std::int64_t, T*, T*, int,                 \
-                                               const ReduceScratch&, cudaStream_t);
+                                               const ReduceScratch&, cudaStream_t);                              \
+  template cudaError_t launch_axpby_pair<T>(const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*,        \
+                                            const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*,        \
+                                            std::int64_t, int, cudaStream_t);                                      \
+  template cudaError_t launch_axpy_multiply_dot2<T>(const DeviceCoef<T>&, const T*, const T*, T*, T*, std::int64_t, \
+                                                    T*, T*, int, const ReduceScratch&, cudaStream_t);
 TESSERA_VECTOR_INSTANTIATE(float)
 TESSERA_VECTOR_INSTANTIATE(double)
 

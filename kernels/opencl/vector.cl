@@ -114,6 +114,39 @@ __kernel void vector_axpby(COEF_PARAMS(alpha), __global const REAL* x, long xoff
 #endif
 }
 
+// y1 = alpha1 x1 + beta1 y1, then y2 = alpha2 x2 + beta2 y2 (read_y*: as vector_axpby), at each
+// element every load before either store: y2 may be x1 (CG's x += alpha p; p = z + beta p).
+#define PAIR_STEP(LOAD, STORE, k)                                                   \
+  {                                                                                 \
+    const VALUE v1 = read_y1 ? a1 * LOAD(k, x1) + b1 * LOAD(k, y1) : a1 * LOAD(k, x1); \
+    const VALUE v2 = read_y2 ? a2 * LOAD(k, x2) + b2 * LOAD(k, y2) : a2 * LOAD(k, x2); \
+    STORE(v1, k, y1);                                                               \
+    STORE(v2, k, y2);                                                               \
+  }
+#define ELEMENT_LOAD(k, p) (p)[k]
+#define ELEMENT_STORE(v, k, p) (p)[k] = (v)
+__kernel void vector_axpby_pair(COEF_PARAMS(alpha1), __global const REAL* x1, long x1off, COEF_PARAMS(beta1),
+                                __global REAL* y1, long y1off, int read_y1, COEF_PARAMS(alpha2),
+                                __global const REAL* x2, long x2off, COEF_PARAMS(beta2), __global REAL* y2,
+                                long y2off, int read_y2, long n) {
+  const REAL a1 = COEF(alpha1), b1 = COEF(beta1), a2 = COEF(alpha2), b2 = COEF(beta2);
+  x1 += x1off;
+  y1 += y1off;
+  x2 += x2off;
+  y2 += y2off;
+#if STREAM_VW > 1
+#define VALUE VREAL
+  FOR_EACH_PACK(k, n) PAIR_STEP(VLOAD, VSTORE, k)
+#undef VALUE
+#define VALUE REAL
+  FOR_EACH_TAIL(i, n) PAIR_STEP(ELEMENT_LOAD, ELEMENT_STORE, i)
+#else
+#define VALUE REAL
+  FOR_EACH_ELEMENT(i, n) PAIR_STEP(ELEMENT_LOAD, ELEMENT_STORE, i)
+#endif
+#undef VALUE
+}
+
 // z = x * y (op 0), x / y (op 1) or 1 / x (op 2, y unread); z may be x or y.
 __kernel void vector_elementwise(int op, __global const REAL* x, long xoff, __global const REAL* y, long yoff,
                                  __global REAL* z, long zoff, long n) {
@@ -234,12 +267,15 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_dot2
   FINISH_TWO_RESULTS(partial, part, last);
 }
 
+// With update: r = r + alpha x first (axpy_multiply_dot2; else x and alpha are unread). Then
 // z = d * r, and this group's parts of r . z (partial[group]) and r . r (partial[groups + group]).
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_multiply_dot2(
-    __global const REAL* d, long doff, __global const REAL* r, long roff, __global REAL* z, long zoff, long n,
-    __global ACC* partial, TWO_RESULTS_PARAMS) {
+    COEF_PARAMS(alpha), __global const REAL* x, long xoff, int update, __global const REAL* d, long doff,
+    __global REAL* r, long roff, __global REAL* z, long zoff, long n, __global ACC* partial, TWO_RESULTS_PARAMS) {
   __local ACC part[REDUCE_WG];
   __local int last;
+  const REAL a = update ? COEF(alpha) : 0;
+  x += xoff;
   d += doff;
   r += roff;
   z += zoff;
@@ -252,11 +288,13 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_mult
       const long i = base + u * stride;
       dv[u] = i < lim ? d[i] : 0;
       rv[u] = i < lim ? r[i] : 0;
+      if (update) rv[u] += i < lim ? a * x[i] : 0;
     }
 #pragma unroll
     for (int u = 0; u < FUSED_UNROLL; ++u) {
       const long i = base + u * stride;
       const REAL zu = dv[u] * rv[u];
+      if (update && i < lim) r[i] = rv[u];
       if (i < lim) z[i] = zu;
       sz += (ACC)rv[u] * (ACC)zu;
       sr += (ACC)rv[u] * (ACC)rv[u];

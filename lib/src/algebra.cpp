@@ -225,6 +225,49 @@ void multiply_dot2(const Queue& q, const Vector<T>& d, const Vector<T>& r, Vecto
   e.backend().multiply_dot2(dtype_v<T>, e.impl(), d.view(), r.view(), z.view(), out_rz.view(), out_rr.view());
 }
 
+template <class T>
+void axpby_pair(const Queue& q, detail::same_t<ScalarArg<T>> a1, const Vector<T>& x1, detail::same_t<ScalarArg<T>> b1,
+                Vector<T>& y1, detail::same_t<ScalarArg<T>> a2, const Vector<T>& x2, detail::same_t<ScalarArg<T>> b2,
+                Vector<T>& y2) {
+  const char* name = "axpby_pair";
+  const Device& d = check_operands<T>(name, q, {&x1, &y1, &x2, &y2});
+  check_sizes<T>(name, {&x1, &y1, &x2, &y2});
+  check_disjoint(name, "y2", y2, "y1", y1);
+  check_disjoint(name, "x2", x2, "y1", y1);
+  check_same_or_disjoint(name, "y1", y1, "x1", x1);
+  check_same_or_disjoint(name, "y2", y2, "x1", x1);
+  check_same_or_disjoint(name, "y2", y2, "x2", x2);
+  const Coef ca1 = coef(name, a1, d), cb1 = coef(name, b1, d), ca2 = coef(name, a2, d), cb2 = coef(name, b2, d);
+  if (y1.size() == 0) return;
+  detail::Enqueue e(q);
+  e.backend().axpby_pair(dtype_v<T>, e.impl(), ca1, x1.view(), cb1, y1.view(), ca2, x2.view(), cb2, y2.view());
+}
+
+template <class T>
+void axpy_multiply_dot2(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, const Vector<T>& d,
+                        Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr) {
+  const char* name = "axpy_multiply_dot2";
+  const Device& dev = check_operands<T>(name, q, {&x, &d, &r, &z});
+  check_sizes<T>(name, {&x, &d, &r, &z});
+  check_scalar(name, out_rz, dev);
+  check_scalar(name, out_rr, dev);
+  if (out_rz.view().data == out_rr.view().data && out_rz.view().offset == out_rr.view().offset)
+    throw InvalidArgument("axpy_multiply_dot2: out_rz and out_rr are the same Scalar; the two dots need one each");
+  check_disjoint(name, "r", r, "x", x);
+  check_disjoint(name, "r", r, "d", d);
+  check_disjoint(name, "z", z, "r", r);
+  check_disjoint(name, "z", z, "x", x);
+  check_disjoint(name, "z", z, "d", d);
+  const Coef a = coef(name, alpha, dev);
+  if (r.size() == 0) {
+    fill(q, ScalarArg<T>(T(0)), out_rz);
+    return fill(q, ScalarArg<T>(T(0)), out_rr);
+  }
+  detail::Enqueue e(q);
+  e.backend().axpy_multiply_dot2(dtype_v<T>, e.impl(), a, x.view(), d.view(), r.view(), z.view(), out_rz.view(),
+                                 out_rr.view());
+}
+
 // ---- the forms without a queue: the default queue of the first operand's device ----
 namespace {
 template <class C>
@@ -279,6 +322,16 @@ template <class T>
 void multiply_dot2(const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr) {
   multiply_dot2(default_queue(d), d, r, z, out_rz, out_rr);
 }
+template <class T>
+void axpby_pair(detail::same_t<ScalarArg<T>> a1, const Vector<T>& x1, detail::same_t<ScalarArg<T>> b1, Vector<T>& y1,
+                detail::same_t<ScalarArg<T>> a2, const Vector<T>& x2, detail::same_t<ScalarArg<T>> b2, Vector<T>& y2) {
+  axpby_pair(default_queue(x1), a1, x1, b1, y1, a2, x2, b2, y2);
+}
+template <class T>
+void axpy_multiply_dot2(detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, const Vector<T>& d, Vector<T>& r,
+                        Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr) {
+  axpy_multiply_dot2(default_queue(x), alpha, x, d, r, z, out_rz, out_rr);
+}
 
 #define TESSERA_INSTANTIATE_ALGEBRA(T)                                                                           \
   template class Scalar<T>;                                                                                      \
@@ -298,6 +351,14 @@ void multiply_dot2(const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<
   template void multiply_dot2<T>(const Queue&, const Vector<T>&, const Vector<T>&, Vector<T>&, Scalar<T>&,       \
                                  Scalar<T>&);                                                                    \
   template void multiply_dot2<T>(const Vector<T>&, const Vector<T>&, Vector<T>&, Scalar<T>&, Scalar<T>&);        \
+  template void axpby_pair<T>(const Queue&, ScalarArg<T>, const Vector<T>&, ScalarArg<T>, Vector<T>&, ScalarArg<T>, \
+                              const Vector<T>&, ScalarArg<T>, Vector<T>&);                                       \
+  template void axpby_pair<T>(ScalarArg<T>, const Vector<T>&, ScalarArg<T>, Vector<T>&, ScalarArg<T>,             \
+                              const Vector<T>&, ScalarArg<T>, Vector<T>&);                                       \
+  template void axpy_multiply_dot2<T>(const Queue&, ScalarArg<T>, const Vector<T>&, const Vector<T>&, Vector<T>&,  \
+                                      Vector<T>&, Scalar<T>&, Scalar<T>&);                                       \
+  template void axpy_multiply_dot2<T>(ScalarArg<T>, const Vector<T>&, const Vector<T>&, Vector<T>&, Vector<T>&,    \
+                                      Scalar<T>&, Scalar<T>&);                                                   \
   template void fill<T>(ScalarArg<T>, Vector<T>&);                                                               \
   template void copy<T>(const Vector<T>&, Vector<T>&);                                                           \
   template void scal<T>(ScalarArg<T>, Vector<T>&);                                                               \

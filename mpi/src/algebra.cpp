@@ -142,6 +142,15 @@ void axpby(const Queue& q, same_t<ScalarArg<T>> alpha, const DistVector<T>& x, s
   tessera::axpby(q, alpha, x.local(), beta, y.local());
 }
 template <class T>
+void axpby_pair(const Queue& q, same_t<ScalarArg<T>> a1, const DistVector<T>& x1, same_t<ScalarArg<T>> b1,
+                DistVector<T>& y1, same_t<ScalarArg<T>> a2, const DistVector<T>& x2, same_t<ScalarArg<T>> b2,
+                DistVector<T>& y2) {
+  check_same("axpby_pair", x1, y1);
+  check_same("axpby_pair", x2, y1);
+  check_same("axpby_pair", y2, y1);
+  tessera::axpby_pair(q, a1, x1.local(), b1, y1.local(), a2, x2.local(), b2, y2.local());
+}
+template <class T>
 void multiply(const Queue& q, const DistVector<T>& x, const DistVector<T>& y, DistVector<T>& z) {
   check_same("multiply", x, y);
   check_same("multiply", x, z);
@@ -241,6 +250,22 @@ void multiply_dot2(const Queue& q, const DistVector<T>& d, const DistVector<T>& 
 }
 
 template <class T>
+void axpy_multiply_dot2(const Queue& q, same_t<ScalarArg<T>> alpha, const DistVector<T>& x, const DistVector<T>& d,
+                        DistVector<T>& r, DistVector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr) {
+  global_sums(
+      q, "axpy_multiply_dot2", r, 2,
+      [&] {
+        check_same("axpy_multiply_dot2", x, r);
+        check_same("axpy_multiply_dot2", d, r);
+        check_same("axpy_multiply_dot2", z, r);
+      },
+      [&](Scalar<T>* parts) {
+        tessera::axpy_multiply_dot2(q, alpha, x.local(), d.local(), r.local(), z.local(), parts[0], parts[1]);
+      },
+      {&out_rz, &out_rr});
+}
+
+template <class T>
 double agreed_seconds(const DistVector<T>& v, double seconds) {
   const auto all = detail::exchange(v.comm(), {"agreed_seconds", detail::dtype_code<T>()},
                                     [&](detail::Contribution& c) { c.values[0] = seconds; });
@@ -268,6 +293,11 @@ double agreed_seconds(const DistVector<T>& v, double seconds) {
                         Scalar<T>&);                                                                                 \
   template void multiply_dot2<T>(const Queue&, const DistVector<T>&, const DistVector<T>&, DistVector<T>&,          \
                                  Scalar<T>&, Scalar<T>&);                                                            \
+  template void axpby_pair<T>(const Queue&, same_t<ScalarArg<T>>, const DistVector<T>&, same_t<ScalarArg<T>>,       \
+                              DistVector<T>&, same_t<ScalarArg<T>>, const DistVector<T>&, same_t<ScalarArg<T>>,       \
+                              DistVector<T>&);                                                                       \
+  template void axpy_multiply_dot2<T>(const Queue&, same_t<ScalarArg<T>>, const DistVector<T>&,                      \
+                                      const DistVector<T>&, DistVector<T>&, DistVector<T>&, Scalar<T>&, Scalar<T>&); \
   template double agreed_seconds<T>(const DistVector<T>&, double);
 TESSERA_MPI_ALGEBRA(float)
 TESSERA_MPI_ALGEBRA(double)

@@ -61,6 +61,12 @@ void DistJacobi<T>::apply_dot2(const Queue& q, const DistVector<T>& r, DistVecto
   multiply_dot2(q, inverse_diagonal_, r, z, rz, rr);
 }
 
+template <class T>
+void DistJacobi<T>::axpy_apply_dot2(const Queue& q, const ScalarArg<T>& alpha, const DistVector<T>& x,
+                                    DistVector<T>& r, DistVector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const {
+  axpy_multiply_dot2(q, alpha, x, inverse_diagonal_, r, z, rz, rr);
+}
+
 namespace {
 // A distributed iteration exchanges values through the host between its operations (the
 // ranks' partial sums, staged halos), which a recorded graph cannot hold: the iterations run

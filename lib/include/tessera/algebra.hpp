@@ -93,6 +93,21 @@ void dot2(const Queue& q, const Vector<T>& x, const Vector<T>& y, const Vector<T
 template <class T>
 void multiply_dot2(const Queue& q, const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz,
                    Scalar<T>& out_rr);
+/// y1 = a1 * x1 + b1 * y1 and y2 = a2 * x2 + b2 * y2 in one pass: two axpbys for one launch,
+/// element by element in that order, so y2 may be x1 (the first update reads x1's values from
+/// before the call): CG's x += alpha p; p = z + beta p reads p once. x1 may be y1 and x2 may be
+/// y2 (scal); y1 and y2 must not overlap, nor x2 and y1 (InvalidArgument), and every other pair
+/// is the same vector or disjoint.
+template <class T>
+void axpby_pair(const Queue& q, detail::same_t<ScalarArg<T>> a1, const Vector<T>& x1, detail::same_t<ScalarArg<T>> b1,
+                Vector<T>& y1, detail::same_t<ScalarArg<T>> a2, const Vector<T>& x2, detail::same_t<ScalarArg<T>> b2,
+                Vector<T>& y2);
+/// r = r + alpha * x, then multiply_dot2(d, r, z, out_rz, out_rr), in one pass: CG's residual
+/// update with a Jacobi apply and both dots (r, z, x and d read once). r and z must not overlap
+/// each other, x or d (InvalidArgument).
+template <class T>
+void axpy_multiply_dot2(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, const Vector<T>& d,
+                        Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr);
 
 /// The same on the default queue of the operands' device.
 ///@{
@@ -121,6 +136,12 @@ template <class T>
 void dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z, Scalar<T>& out_xy, Scalar<T>& out_xz);
 template <class T>
 void multiply_dot2(const Vector<T>& d, const Vector<T>& r, Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr);
+template <class T>
+void axpby_pair(detail::same_t<ScalarArg<T>> a1, const Vector<T>& x1, detail::same_t<ScalarArg<T>> b1, Vector<T>& y1,
+                detail::same_t<ScalarArg<T>> a2, const Vector<T>& x2, detail::same_t<ScalarArg<T>> b2, Vector<T>& y2);
+template <class T>
+void axpy_multiply_dot2(detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, const Vector<T>& d, Vector<T>& r,
+                        Vector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr);
 ///@}
 
 }  // namespace tessera

@@ -334,6 +334,16 @@ class Backend {
   /// preconditioner's apply with both dots CG needs after it). z is neither d nor r.
   virtual void multiply_dot2(DType, QueueImpl& q, const VecView& d, const VecView& r, const VecView& z,
                              const VecView& out_rz, const VecView& out_rr) = 0;
+  /// y1 = a1 * x1 + b1 * y1 and y2 = a2 * x2 + b2 * y2 in one pass, in that order at each
+  /// element (a b.is_zero() y is only written): y2 may be x1, whose old values the first update
+  /// reads (CG's x += alpha p; p = z + beta p). y1 and y2 are distinct; x2 is not y1.
+  virtual void axpby_pair(DType, QueueImpl& q, const Coef& a1, const VecView& x1, const Coef& b1, const VecView& y1,
+                          const Coef& a2, const VecView& x2, const Coef& b2, const VecView& y2) = 0;
+  /// r = r + alpha * x, then multiply_dot2(d, r, z): z = d * r, out_rz = r . z, out_rr = r . r,
+  /// in one pass (CG's residual update with a Jacobi apply and both dots). z is none of x, d, r.
+  virtual void axpy_multiply_dot2(DType, QueueImpl& q, const Coef& alpha, const VecView& x, const VecView& d,
+                                  const VecView& r, const VecView& z, const VecView& out_rz,
+                                  const VecView& out_rr) = 0;
 
   // ---- optional ----
   /// A device clock for timing work on queue q (CUDA events, OpenCL profiling events), or null

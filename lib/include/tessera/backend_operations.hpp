@@ -73,6 +73,16 @@
       (QueueImpl & q, const VecView& d, const VecView& r, const VecView& z, const VecView& out_rz,          \
        const VecView& out_rr),                                                                              \
       (q, d, r, z, out_rz, out_rr)
+#define TESSERA_OP_axpby_pair                                                                               \
+  Op::vector, void, axpby_pair,                                                                             \
+      (QueueImpl & q, const Coef& a1, const VecView& x1, const Coef& b1, const VecView& y1, const Coef& a2,    \
+       const VecView& x2, const Coef& b2, const VecView& y2),                                               \
+      (q, a1, x1, b1, y1, a2, x2, b2, y2)
+#define TESSERA_OP_axpy_multiply_dot2                                                                       \
+  Op::vector, void, axpy_multiply_dot2,                                                                     \
+      (QueueImpl & q, const Coef& alpha, const VecView& x, const VecView& d, const VecView& r, const VecView& z, \
+       const VecView& out_rz, const VecView& out_rr),                                                       \
+      (q, alpha, x, d, r, z, out_rz, out_rr)
 ///@}
 
 // Helpers: expand an entry into a macro's five arguments; strip a parameter list's parentheses.
@@ -98,7 +108,9 @@
   TESSERA_APPLY_(X, TESSERA_OP_elementwise)                                                                \
   TESSERA_APPLY_(X, TESSERA_OP_axpby_dot)                                                                  \
   TESSERA_APPLY_(X, TESSERA_OP_dot2)                                                                       \
-  TESSERA_APPLY_(X, TESSERA_OP_multiply_dot2)
+  TESSERA_APPLY_(X, TESSERA_OP_multiply_dot2)                                                              \
+  TESSERA_APPLY_(X, TESSERA_OP_axpby_pair)                                                                 \
+  TESSERA_APPLY_(X, TESSERA_OP_axpy_multiply_dot2)
 
 /// \def TESSERA_TYPED_BACKEND_OPERATIONS
 /// Inside a class derived from TypedBackend<Derived>: declares the typed operations

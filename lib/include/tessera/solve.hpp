@@ -115,6 +115,14 @@ class Preconditioner {
     apply(q, r, z);
     dot2(q, r, z, r, rz, rr);
   }
+  /// r = r + alpha * x, then apply_dot2(r, z, rz, rr), enqueued on q: CG's residual update with
+  /// what follows it. The default is axpy and apply_dot2; Jacobi fuses all of it
+  /// (axpy_multiply_dot2).
+  virtual void axpy_apply_dot2(const Queue& q, const ScalarArg<T>& alpha, const Vector<T>& x, Vector<T>& r,
+                               Vector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const {
+    axpy(q, alpha, x, r);
+    apply_dot2(q, r, z, rz, rr);
+  }
   /// The size of the system it preconditions.
   virtual std::int64_t size() const = 0;
   /// The device it runs on.
@@ -138,6 +146,9 @@ class Jacobi final : public Preconditioner<T> {
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
   /// z = D^-1 r with r . z and r . r in one pass (multiply_dot2).
   void apply_dot2(const Queue& q, const Vector<T>& r, Vector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const override;
+  /// r += alpha x, z = D^-1 r, r . z and r . r in one pass (axpy_multiply_dot2).
+  void axpy_apply_dot2(const Queue& q, const ScalarArg<T>& alpha, const Vector<T>& x, Vector<T>& r, Vector<T>& z,
+                       Scalar<T>& rz, Scalar<T>& rr) const override;
   std::int64_t size() const override { return inverse_diagonal_.size(); }
   const Device& device() const override { return inverse_diagonal_.device(); }
   double setup_seconds() const override { return seconds_; }

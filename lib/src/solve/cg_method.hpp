@@ -1,11 +1,12 @@
 // The method as a template over the solver space (driver.hpp): instantiated by libtessera for
 // one device's CsrMatrix / Vector and by the tessera::mpi component for its distributed types.
 // Preconditioned conjugate gradients (Hestenes-Stiefel; the form of Saad, "Iterative Methods
-// for Sparse Linear Systems", alg. 9.1). Per iteration: one spmv, one preconditioner apply and
-// five vector passes; the residual's norm comes out of a fused pass (axpby_dot without a
-// preconditioner, the preconditioner's apply_dot2 with one: Jacobi's z = D^-1 r, r.z and r.r
-// in one pass), and the step lengths alpha = rz / pq and beta = rz_new / rz are read on the
-// device.
+// for Sparse Linear Systems", alg. 9.1). Per iteration: one spmv, the dot p.Ap, the residual
+// update fused with what follows it (without a preconditioner axpby_dot, r -= alpha Ap and r.r;
+// with one its axpy_apply_dot2: Jacobi's r -= alpha Ap, z = D^-1 r, r.z and r.r in one pass),
+// then x += alpha p and p = z + beta p in one pass (axpby_pair, which reads p once): four
+// launches with Jacobi, where launches bound small systems (NVIDIA's OpenCL). The step lengths
+// alpha = rz / pq and beta = rz_new / rz are read on the device.
 #pragma once
 
 #include <utility>
@@ -35,10 +36,8 @@ class CgMethod final : public Method<typename Vec::value_type> {
     spmv(q, T(1), A_, p_, T(0), ap_);
     dot(q, p_, ap_, pq_);
     if (probe && !probe->ok(q, pq_, "p.Ap")) return false;  // A indefinite (or p = 0)
-    axpy(q, rz_ / pq_, p_, x_);
     if (M_) {
-      axpy(q, -(rz_ / pq_), ap_, r_);
-      M_->apply_dot2(q, r_, z_, rz_new_, rr_);
+      M_->axpy_apply_dot2(q, -(rz_ / pq_), ap_, r_, z_, rz_new_, rr_);
     } else {
       axpby_dot(q, -(rz_ / pq_), ap_, T(1), r_, r_, rr_);
       fill(q, rr_, rz_new_);
@@ -46,7 +45,8 @@ class CgMethod final : public Method<typename Vec::value_type> {
     if (probe && !probe->ok(q, rr_, "r.r", false)) return false;
     // Zero only with r = 0, which the driver's residual test sees first.
     if (probe && !probe->ok(q, rz_new_, "r.z", false)) return false;
-    axpby(q, T(1), z_, rz_new_ / rz_, p_);
+    // x's update reads the old p, before p = z + beta p replaces it (element by element).
+    axpby_pair(q, rz_ / pq_, p_, T(1), x_, T(1), z_, rz_new_ / rz_, p_);
     std::swap(rz_, rz_new_);
     return true;
   }

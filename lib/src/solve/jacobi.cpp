@@ -33,6 +33,12 @@ void Jacobi<T>::apply_dot2(const Queue& q, const Vector<T>& r, Vector<T>& z, Sca
   multiply_dot2(q, inverse_diagonal_, r, z, rz, rr);
 }
 
+template <class T>
+void Jacobi<T>::axpy_apply_dot2(const Queue& q, const ScalarArg<T>& alpha, const Vector<T>& x, Vector<T>& r,
+                                Vector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const {
+  axpy_multiply_dot2(q, alpha, x, inverse_diagonal_, r, z, rz, rr);
+}
+
 template class Jacobi<float>;
 template class Jacobi<double>;
 

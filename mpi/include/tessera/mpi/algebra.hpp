@@ -36,6 +36,10 @@ template <class T>
 void divide(const Queue& q, const DistVector<T>& x, const DistVector<T>& y, DistVector<T>& z);
 template <class T>
 void reciprocal(const Queue& q, const DistVector<T>& x, DistVector<T>& z);
+template <class T>
+void axpby_pair(const Queue& q, same_t<ScalarArg<T>> a1, const DistVector<T>& x1, same_t<ScalarArg<T>> b1,
+                DistVector<T>& y1, same_t<ScalarArg<T>> a2, const DistVector<T>& x2, same_t<ScalarArg<T>> b2,
+                DistVector<T>& y2);
 ///@}
 
 /// Collective reductions into a Scalar on this rank's device (the same value on every rank).
@@ -59,6 +63,9 @@ void dot2(const Queue& q, const DistVector<T>& x, const DistVector<T>& y, const 
 template <class T>
 void multiply_dot2(const Queue& q, const DistVector<T>& d, const DistVector<T>& r, DistVector<T>& z,
                    Scalar<T>& out_rz, Scalar<T>& out_rr);
+template <class T>
+void axpy_multiply_dot2(const Queue& q, same_t<ScalarArg<T>> alpha, const DistVector<T>& x, const DistVector<T>& d,
+                        DistVector<T>& r, DistVector<T>& z, Scalar<T>& out_rz, Scalar<T>& out_rr);
 ///@}
 
 /// The largest of `seconds` over the ranks (collective): the solvers' check interval is chosen

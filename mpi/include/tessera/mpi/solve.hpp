@@ -25,6 +25,12 @@ class DistPreconditioner {
     apply(q, r, z);
     dot2(q, r, z, r, rz, rr);
   }
+  /// r = r + alpha * x, then apply_dot2 (collective), as Preconditioner::axpy_apply_dot2.
+  virtual void axpy_apply_dot2(const Queue& q, const ScalarArg<T>& alpha, const DistVector<T>& x, DistVector<T>& r,
+                               DistVector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const {
+    axpy(q, alpha, x, r);
+    apply_dot2(q, r, z, rz, rr);
+  }
   virtual std::int64_t size() const = 0;                  ///< global size of the system
   virtual const Device& device() const = 0;               ///< this rank's device
   virtual double setup_seconds() const { return 0.0; }   ///< seconds its setup took
@@ -43,6 +49,9 @@ class DistJacobi final : public DistPreconditioner<T> {
   /// z = D^-1 r with r . z and r . r in one local pass and one exchange (multiply_dot2).
   void apply_dot2(const Queue& q, const DistVector<T>& r, DistVector<T>& z, Scalar<T>& rz,
                   Scalar<T>& rr) const override;
+  /// r += alpha x, z = D^-1 r, r . z and r . r in one local pass and one exchange.
+  void axpy_apply_dot2(const Queue& q, const ScalarArg<T>& alpha, const DistVector<T>& x, DistVector<T>& r,
+                       DistVector<T>& z, Scalar<T>& rz, Scalar<T>& rr) const override;
   std::int64_t size() const override { return inverse_diagonal_.size(); }
   const Device& device() const override { return inverse_diagonal_.device(); }
   double setup_seconds() const override { return seconds_; }
