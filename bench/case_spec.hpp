@@ -18,6 +18,9 @@ struct CaseSpec {
                      // stencil "2d" | "3d"; empty where an op has one kind
   std::vector<std::pair<std::string, std::int64_t>> sizes;  // the parameters, also written to JSON
   std::string path;  // Matrix Market file (kind "mtx")
+  // cg, bicgstab: "" (Jacobi, a fixed number of iterations) or the incomplete factorisation
+  // ("ic0", "ilu0") of a solve to the tolerance (workloads/converged_solve.hpp).
+  std::string precond;
   std::string series;  // --sweep: the size series this case belongs to (empty otherwise)
   std::vector<tessera::DType> dtypes;  // the only dtypes it runs in (--size gpu); empty: all asked for
   // Runs only where a GPU device is timed, and then only on GPU devices and their baselines (cg

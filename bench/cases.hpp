@@ -23,8 +23,9 @@ std::vector<CaseSpec> sweep_cases(Op op, const std::string& size);
 // overrides the keys named. Throws std::invalid_argument with what was expected.
 CaseSpec parse_case(const std::string& text);
 
-// One case of `op` (spmv, or cg: 50 Jacobi-CG iterations, run where the matrix is SPD) per
-// Matrix Market file; a folder contributes its *.mtx and *.mtx.gz files.
+// The cases of `op` per Matrix Market file: spmv one; cg two, run where the matrix is SPD (50
+// Jacobi-CG iterations, and IC(0)-CG to the tolerance); bicgstab one (ILU(0) to the tolerance).
+// A folder contributes its *.mtx and *.mtx.gz files.
 std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths, Op op = Op::spmv);
 
 // The larger real matrices of the shared collection (by file name) that exist under `dir`;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "operation.hpp"
@@ -117,13 +118,19 @@ std::vector<double> vector_result(const VectorData<T>& d, const std::vector<T>& 
   return out;
 }
 
-// cg: `iters` iterations of Jacobi-preconditioned conjugate gradients on A x = b from x = 0
-// (A symmetric positive definite; inv_diag = 1 / diag(A)).
+// cg, bicgstab: with `precond` empty, `iters` iterations of the Jacobi-preconditioned method on
+// A x = b from x = 0 (inv_diag = 1 / diag(A)); with `precond` "ic0" (cg) or "ilu0" (bicgstab),
+// the method with that incomplete factorisation from x = 0 until ||b - A x|| <= rel_tol ||b||
+// (at most max_iterations), each implementation taking its own number of iterations.
 template <class T>
 struct CgData {
   tessera::HostCsr<T> A;
   std::vector<T> b, inv_diag;
   int iters = 50;
+  std::string precond;
+  double rel_tol = 0;
+  int max_iterations = 0;
+  bool generated = true;  // a generated matrix: not converging is a fault (a real one: n/a)
 };
 
 }  // namespace bench

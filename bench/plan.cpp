@@ -89,6 +89,10 @@ std::vector<Unit> plan_units(const Options& o, bool gpu_timed) {
       const auto m = matrix_market_cases(mtx, Op::cg);
       cases.insert(cases.end(), m.begin(), m.end());
     }
+    if (op == Op::bicgstab && !o.sweep) {  // ILU(0)-BiCGSTAB on every square real matrix given
+      const auto m = matrix_market_cases(o.matrices, Op::bicgstab);
+      cases.insert(cases.end(), m.begin(), m.end());
+    }
     if (!gpu_timed)
       cases.erase(std::remove_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.gpu_only; }), cases.end());
     for (auto& c : cases) {
@@ -156,6 +160,7 @@ void measure_and_check(Row& row, Runner& runner, const Workload& w, const Peaks*
   row.clock = t.clock;
   fill_rates(row, w, t, peaks);
   if (runner.setup_ms() >= 0) row.setup_ms = runner.setup_ms();
+  row.iterations = runner.iterations();
   row.impl_detail = runner.detail();
   std::vector<double> got = runner.result();
   if (!o.corrupt_op.empty() && o.corrupt_op == row.op && !row.is_baseline && !result_out && !got.empty())

@@ -103,6 +103,7 @@ void write_json(const std::string& path, const RunInfo& i, const std::vector<Row
                        {"max_ms", num(r.max_ms)},
                        {"first_call_ms", num(r.first_call_ms)},
                        {"setup_ms", num(r.setup_ms)},
+                       {"iterations", r.iterations >= 0 ? json(r.iterations) : json(nullptr)},
                        {"gflops", num(r.gflops)},
                        {"gbs", num(r.gbs)},
                        {"pct_peak", num(r.pct_peak)},

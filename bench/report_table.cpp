@@ -125,6 +125,9 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                 pad(ms(r.max_ms), 11, true) + pad(ms(r.first_call_ms), 13, true) + pad(rate(r.gflops), 10, true) + pad(rate(r.gbs), 9, true) + "  " +
                 pad(pct, 12) + pad(ratio, 18) + " " + check;
         if (r.check == "unchecked" && !r.note.empty()) line += " (" + r.note + ")";
+        // Solves to convergence: their iterations and their preconditioner's setup, beside the check.
+        if (r.iterations >= 0) line += "  " + std::to_string(r.iterations) + " it";
+        if (r.iterations >= 0 && !std::isnan(r.setup_ms)) line += ", setup " + ms(r.setup_ms) + " ms";
       }
       std::fprintf(out, "%s\n", line.c_str());
     }
@@ -136,7 +139,8 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "%% peak: of this run's measured peak of the device: read = STREAM-style read (reduce, dot, spmv, spmm, trsv, "
                "sptrsv, norm2, dot2, cg), copy = STREAM copy on CPUs (axpy, copy, axpby_dot), triad = STREAM triad (stencil, conv2d), fma = FMA-loop FLOP/s on CPUs and OpenCL devices, gemm = vendor GEMM on cuda:0 (gemm, trsm, conv_layer); copy = device copy on GPUs. "
                "* = the data is smaller than 2x the last-level cache: on a CPU that rate may be cache bandwidth.\n"
-               "Per call: ms of one operation; cg: of one iteration (the run of 50 / 50); launch: of one axpy, "
+               "Per call: ms of one operation; cg: of one iteration (the run of 50 / 50; to tol: the solve / its "
+               "iterations, shown as 'N it' after the check with the preconditioner's setup); launch: of one axpy, "
                "n = 1000: 'enqueue' = host clock around 1000 enqueues without a wait / 1000, 'round trip' = one call "
                "and its wait.\n"
                "1st call ms: the untimed warm-up call (kernel compilation or loading from the disk cache, first touch, "

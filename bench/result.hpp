@@ -30,6 +30,7 @@ struct Row {
   int reps = 0;
   double first_call_ms = NAN, median_ms = NAN, min_ms = NAN, max_ms = NAN, setup_ms = NAN;
   double gflops = NAN, gbs = NAN;
+  long long iterations = -1;  // a solve to convergence: the iterations it took (Runner::iterations)
   double pct_peak = NAN;  // of the peak named by peak_name
   std::string peak_name;
   // A bandwidth-bound case whose data is smaller than 2x the host's last-level cache: on a

@@ -27,6 +27,9 @@ class Runner {
   // Milliseconds of one-off preparation done when the runner was built and reused by every
   // call (sparse triangular analysis); < 0 when there is none.
   virtual double setup_ms() const { return -1.0; }
+  // Iterations a solve to convergence took (the cases that stop on a tolerance, where the
+  // implementations may take different numbers); < 0 for everything else.
+  virtual long long iterations() const { return -1; }
   // What the implementation chose, when it says (e.g. oneDNN's kernel name); empty otherwise.
   virtual std::string detail() const { return {}; }
   // A clock on the runner's own device queue (a GPU baseline's events on its stream), or null:

@@ -48,9 +48,13 @@ template <class T>
 std::unique_ptr<Runner> dot(const DotData<T>& d);
 template <class T>
 std::unique_ptr<Runner> cg(const CgData<T>& d);
-// baselines/eigen_solve.cpp: BiCGSTAB with DiagonalPreconditioner.
+// baselines/eigen_solve.cpp: BiCGSTAB with DiagonalPreconditioner (d.precond empty) or with
+// IncompleteLUT to the tolerance (d.precond "ilu0"); ConjugateGradient with IncompleteCholesky
+// to the tolerance (the cg cases of d.precond "ic0").
 template <class T>
 std::unique_ptr<Runner> bicgstab(const CgData<T>& d);
+template <class T>
+std::unique_ptr<Runner> cg_ic0(const CgData<T>& d);
 }  // namespace eigen
 
 namespace onednn {  // baselines/onednn.cpp: convolution_forward, f32 only (no f64 on CPUs)

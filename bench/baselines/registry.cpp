@@ -224,6 +224,12 @@ std::vector<NamedRunner> launch_baselines([[maybe_unused]] const VectorData<T>& 
 template <class T>
 std::vector<NamedRunner> cg_baselines([[maybe_unused]] const CgData<T>& d) {
   std::vector<NamedRunner> v;
+  if (!d.precond.empty()) {  // IC(0) to the tolerance: Eigen's IncompleteCholesky
+#if TESSERA_BENCH_WITH_EIGEN
+    if (host()) v.push_back({"eigen", eigen::cg_ic0(d)});
+#endif
+    return v;
+  }
 #if TESSERA_BENCH_WITH_EIGEN
   if (host()) v.push_back({"eigen", eigen::cg(d)});
 #endif

@@ -21,6 +21,9 @@
 // flops: 4 nnz + 26 rows. % of the read bandwidth, as spmv and cg.
 // Baseline: Eigen BiCGSTAB<SparseMatrix<T, RowMajor>, DiagonalPreconditioner> with tolerance 0
 // and `iters` iterations (baselines/eigen_solve.cpp).
+// The ILU(0) cases ("ilu0 ... to tol", on the convection-diffusion matrix and on every square
+// matrix given to --matrix): tessera::bicgstab with tessera::Ilu0 to the tolerance, beside
+// Eigen's BiCGSTAB with IncompleteLUT (workloads/converged_solve.hpp, baselines/eigen_solve.cpp).
 #include <string>
 
 #include "baselines/baselines.hpp"
@@ -29,6 +32,7 @@
 #include "tessera/solve.hpp"
 #include "tessera/vector.hpp"
 #include "workloads/common.hpp"
+#include "workloads/converged_solve.hpp"
 #include "workloads/solve_common.hpp"
 
 namespace bench {
@@ -98,8 +102,9 @@ class BicgstabWorkload : public Workload {
   using Workload::Workload;
 
   void generate() override {
-    d_.A = convection_diffusion_3d<T>(spec().get("n"));
-    set_solver_inputs(d_, spec().get("iters"), 0x5eed0402);
+    if (spec().kind == "mtx") d_.A = square_matrix<T>(spec().path, "bicgstab");
+    else d_.A = convection_diffusion_3d<T>(spec().get("n"));
+    set_solver_inputs(d_, spec(), dtype(), 0x5eed0402);
   }
   void release() override { d_ = {}; }
 
@@ -109,10 +114,14 @@ class BicgstabWorkload : public Workload {
     set_size(v, "nnz", d_.A.nnz());
     return v;
   }
+  // ILU(0): 2 spmvs, 2 applications of the factors (converged_solve.hpp) and the vectors less
+  // Jacobi's two passes (28 rows, 24 flops per row).
   double flops() const override {
+    if (!d_.precond.empty()) return converged_flops(d_.A, 2, 24);
     return 4.0 * static_cast<double>(d_.A.nnz()) + 26.0 * static_cast<double>(d_.A.rows);
   }
   double bytes() const override {
+    if (!d_.precond.empty()) return converged_bytes(d_.A, 2, 28);
     const double s = sizeof(T), rows = static_cast<double>(d_.A.rows);
     const double spmv = csr_bytes(d_.A) + 2 * rows * s;
     return 2 * spmv + 34 * rows * s;
@@ -122,9 +131,13 @@ class BicgstabWorkload : public Workload {
   // iterations; in f32 the iteration reaches its rounding level (~1e-7) within the 50
   // iterations and wanders there, iterates differing by ~1e-6 of max |x|: 1e-3 catches a wrong
   // step (O(1)). In f64 the default 1e-10.
-  double tolerance() const override { return dtype() == tessera::DType::f32 ? 1e-3 : 0.0; }
+  double tolerance() const override {
+    if (!d_.precond.empty()) return converged_solve_tolerance(dtype());
+    return dtype() == tessera::DType::f32 ? 1e-3 : 0.0;
+  }
 
   std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
+    if (!d_.precond.empty()) return std::make_unique<TesseraConvergedSolve<T>>(dev, d_, tessera::SolverKind::bicgstab);
     return std::make_unique<TesseraBicgstab<T>>(dev, d_);
   }
   std::vector<NamedRunner> baseline_runners() override { return bicgstab_baselines<T>(d_); }

@@ -14,6 +14,9 @@
 // seven per iteration, which on small systems is what bounds the iteration (Queue::begin_capture).
 // The timed iterations must not wait for the device: Device::host_waits() is compared
 // before and after them (an error row otherwise); x is read after the timing.
+// The IC(0) cases ("ic0 ... to tol"): tessera::cg with tessera::Ic0 to the tolerance, beside
+// Eigen's ConjugateGradient with IncompleteCholesky (workloads/converged_solve.hpp,
+// baselines/eigen_solve.cpp).
 // Bytes per iteration, each operand once per operation of the iteration above:
 //   spmv (beta = 0)  nnz (sizeof(T) + 4) + (rows + 1) 4 + 2 rows sizeof(T)
 //   vectors          14 rows sizeof(T): pq 2, x 3, r 3, z + dots 3, p 3
@@ -30,6 +33,7 @@
 #include "tessera/queue.hpp"
 #include "tessera/vector.hpp"
 #include "workloads/common.hpp"
+#include "workloads/converged_solve.hpp"
 #include "workloads/solve_common.hpp"
 
 namespace bench {
@@ -145,7 +149,7 @@ class CgWorkload : public Workload {
       const auto n = spec().get("n");
       d_.A = tessera::laplacian_3d<T>(n, n, n);
     }
-    set_solver_inputs(d_, spec().get("iters"), 0x5eed0401);
+    set_solver_inputs(d_, spec(), dtype(), 0x5eed0401);
   }
   void release() override { d_ = {}; }
 
@@ -156,10 +160,14 @@ class CgWorkload : public Workload {
     return v;
   }
   // Per iteration (see the top of the file): spmv 2 nnz, vectors 2 + 2 + 2 + 1 + 4 + 3 per row.
+  // IC(0): the spmv, the factors (converged_solve.hpp) and the vectors less Jacobi's pass
+  // (13 rows: pq 2, x 3, r 3, r.z & r.r 2, p 3; 12 flops per row).
   double flops() const override {
+    if (!d_.precond.empty()) return converged_flops(d_.A, 1, 12);
     return 2.0 * static_cast<double>(d_.A.nnz()) + 14.0 * static_cast<double>(d_.A.rows);
   }
   double bytes() const override {
+    if (!d_.precond.empty()) return converged_bytes(d_.A, 1, 13);
     const double s = sizeof(T), rows = static_cast<double>(d_.A.rows);
     return csr_bytes(d_.A) + 2 * rows * s + 14 * rows * s;
   }
@@ -170,11 +178,13 @@ class CgWorkload : public Workload {
   // the rounding level (~1e-7 relative residual) where the iterates of two summation orders
   // differ by ~1e-6 of max |x|: 1e-3 catches a wrong step (O(1)) with margin.
   double tolerance() const override {
+    if (!d_.precond.empty()) return converged_solve_tolerance(dtype());
     if (spec().kind == "mtx") return real_matrix_tolerance();
     return dtype() == tessera::DType::f32 ? 1e-3 : 0.0;
   }
 
   std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
+    if (!d_.precond.empty()) return std::make_unique<TesseraConvergedSolve<T>>(dev, d_, tessera::SolverKind::cg);
     return std::make_unique<TesseraCg<T>>(dev, d_);
   }
   std::vector<NamedRunner> baseline_runners() override { return cg_baselines<T>(d_); }

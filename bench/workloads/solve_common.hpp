@@ -33,13 +33,28 @@ std::vector<T> inverse_diagonal(const tessera::HostCsr<T>& A) {
   return inv;
 }
 
-// The rest of a solver case once its matrix d.A is set: the iteration count, a random b (never
-// zero: workloads/common.hpp) and Jacobi's 1 / diag(A).
+// The relative tolerance of the solves to the tolerance (||b - A x|| <= tol ||b||): 1e-8 in
+// f64, as tessera-solve's default; 1e-5 in f32, which a float iteration reaches on these
+// matrices (its rounding level is ~1e-7) where 1e-8 would stagnate.
+inline double converged_rel_tol(tessera::DType dtype) { return dtype == tessera::DType::f32 ? 1e-5 : 1e-8; }
+// Their iteration limit: past it the row reports the solve as not converging.
+constexpr int kConvergedMaxIterations = 5000;
+
+// The rest of a solver case once its matrix d.A is set: a random b (never zero:
+// workloads/common.hpp) and, for a Jacobi case, the iteration count and 1 / diag(A); for a case
+// to the tolerance, its preconditioner, tolerance and iteration limit.
 template <class T>
-void set_solver_inputs(CgData<T>& d, std::int64_t iters, std::uint64_t seed) {
-  d.iters = static_cast<int>(iters);
+void set_solver_inputs(CgData<T>& d, const CaseSpec& spec, tessera::DType dtype, std::uint64_t seed) {
   d.b = random_vector<T>(d.A.rows, seed);
-  d.inv_diag = inverse_diagonal(d.A);
+  d.precond = spec.precond;
+  d.generated = spec.kind != "mtx";
+  if (d.precond.empty()) {
+    d.iters = static_cast<int>(spec.get("iters"));
+    d.inv_diag = inverse_diagonal(d.A);
+  } else {
+    d.rel_tol = converged_rel_tol(dtype);
+    d.max_iterations = kConvergedMaxIterations;
+  }
 }
 
 // The 3D analogue of the test suite's convection-diffusion matrix (tests/test_solve.cpp adds
@@ -93,15 +108,10 @@ inline bool spd_by_manifest(const std::string& path, std::string& why, bool& hav
   return false;
 }
 
-// The matrix of a cg case read from a Matrix Market file: Skipped (an n/a row with the reason)
-// when it is not SPD by its folder's MANIFEST.md, or, without a manifest, not symmetric or
-// without a positive diagonal; also when Tessera refuses the file by design (complex, ...).
+// A square matrix from a Matrix Market file: Skipped (an n/a row with the reason) when it is not
+// square or Tessera refuses the file by design (complex, ...); `op` names the case in the reason.
 template <class T>
-tessera::HostCsr<T> spd_matrix(const std::string& path) {
-  std::string why;
-  bool have_manifest = false;
-  if (std::filesystem::is_regular_file(path) && !spd_by_manifest(path, why, have_manifest))
-    throw Skipped("cg skipped: " + why);
+tessera::HostCsr<T> square_matrix(const std::string& path, const char* op) {
   tessera::HostCsr<T> A;
   try {
     A = tessera::read_matrix_market<T>(path);
@@ -111,7 +121,20 @@ tessera::HostCsr<T> spd_matrix(const std::string& path) {
     if (!std::filesystem::is_regular_file(path)) throw;
     throw Skipped(e.what());
   }
-  if (A.rows != A.cols) throw Skipped("cg skipped: not square");
+  if (A.rows != A.cols) throw Skipped(std::string(op) + " skipped: not square");
+  return A;
+}
+
+// The matrix of a cg case read from a Matrix Market file: Skipped (an n/a row with the reason)
+// when it is not SPD by its folder's MANIFEST.md, or, without a manifest, not symmetric or
+// without a positive diagonal; also as square_matrix.
+template <class T>
+tessera::HostCsr<T> spd_matrix(const std::string& path) {
+  std::string why;
+  bool have_manifest = false;
+  if (std::filesystem::is_regular_file(path) && !spd_by_manifest(path, why, have_manifest))
+    throw Skipped("cg skipped: " + why);
+  tessera::HostCsr<T> A = square_matrix<T>(path, "cg");
   if (!have_manifest) {
     // Symmetric values and a positive diagonal: necessary for SPD (not sufficient).
     for (std::int64_t i = 0; i < A.rows; ++i)
