@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", c.repeat, "SpMVs timed");
   app.add_option("--iterations", c.iterations, "CG iterations timed");
   app.add_option("--steps", c.steps, "stencil steps timed");
+  app.add_option("--samples", c.samples, "timed runs of each workload (Tessera and PETSc alike); the median is reported");
   app.add_option("--workloads", c.workloads, "spmv, stencil, cg (comma-separated)")->delimiter(',');
   bool no_petsc = false;
   app.add_flag("--no-petsc", no_petsc, "leave the PETSc baseline out");

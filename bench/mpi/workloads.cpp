@@ -20,9 +20,10 @@ double slowest(double s) {
   return s;
 }
 
-// Times f (which does `count` operations) once plainly and once with the phase split.
+// Times f (which does `count` operations) plainly (the median of `samples` runs) and once with
+// the phase split.
 template <class F>
-Row measure(const std::string& workload, int count, std::int64_t rows, const tessera::Queue& q, F f) {
+Row measure(const std::string& workload, int count, int samples, std::int64_t rows, const tessera::Queue& q, F f) {
   Row r;
   r.workload = workload;
   r.impl = "tessera";
@@ -30,11 +31,14 @@ Row measure(const std::string& workload, int count, std::int64_t rows, const tes
   MPI_Comm_size(MPI_COMM_WORLD, &r.ranks);
   f();  // warm-up: first-call setup, caches
   q.synchronize();
-  MPI_Barrier(MPI_COMM_WORLD);
-  auto t0 = Clock::now();
-  f();
-  q.synchronize();
-  r.seconds = slowest(std::chrono::duration<double>(Clock::now() - t0).count()) / count;
+  r.seconds = median_seconds(samples, [&] {
+                MPI_Barrier(MPI_COMM_WORLD);
+                const auto t0 = Clock::now();
+                f();
+                q.synchronize();
+                return slowest(std::chrono::duration<double>(Clock::now() - t0).count());
+              }) /
+              count;
   MPI_Barrier(MPI_COMM_WORLD);
   dm::reset_phase_times();
   dm::set_phase_timing(true);
@@ -119,7 +123,7 @@ std::vector<Row> run_tessera(const Config& c) {
   }
   for (const auto& w : c.workloads) {
     if (w == "spmv") {
-      Row r = measure("spmv", c.repeat, h.rows, q, [&] {
+      Row r = measure("spmv", c.repeat, c.samples, h.rows, q, [&] {
         for (int i = 0; i < c.repeat; ++i) dm::spmv(q, 1.0, A, x, 0.0, y);
       });
       tessera::Scalar<double> s(dev);
@@ -139,7 +143,7 @@ std::vector<Row> run_tessera(const Config& c) {
       o.check_every = 10;
       o.true_residual = false;
       tessera::SolveResult res;
-      Row r = measure("cg+jacobi iteration", c.iterations, h.rows, q, [&] {
+      Row r = measure("cg+jacobi iteration", c.iterations, c.samples, h.rows, q, [&] {
         dm::fill(q, 0.0, y);
         res = dm::cg(q, A, b, y, &M, o);
       });
@@ -153,7 +157,7 @@ std::vector<Row> run_tessera(const Config& c) {
       tessera::Vector<double> cells = u.local().as_vector();
       tessera::fill(q, 1.0, cells);
       const std::vector<double> coeffs{0.4, 0.1};
-      Row r = measure("stencil 7-point step", c.steps, h.rows, q, [&] { dm::stencil(q, coeffs, u, c.steps); });
+      Row r = measure("stencil 7-point step", c.steps, c.samples, h.rows, q, [&] { dm::stencil(q, coeffs, u, c.steps); });
       rows.push_back(r);
     }
   }

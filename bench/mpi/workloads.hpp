@@ -1,6 +1,7 @@
 // The measured workloads of tessera-bench-mpi and the row each gives.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct Config {
   int repeat = 20;        // SpMVs timed
   int iterations = 50;    // CG iterations timed
   int steps = 20;         // stencil steps timed
+  int samples = 1;        // timed runs of each workload; the median is reported
   std::vector<std::string> workloads{"spmv", "stencil", "cg"};
 };
 
@@ -31,6 +33,17 @@ struct Row {
 };
 
 std::int64_t global_nz(const Config& c, int ranks);
+// The median of `samples` runs of `timed` (each returns the slowest rank's seconds; the same on
+// every rank): on a shared machine one run can be hit by another process's burst, the median of
+// several is what both implementations are compared by.
+template <class F>
+double median_seconds(int samples, F timed) {
+  std::vector<double> s;
+  for (int i = 0; i < std::max(samples, 1); ++i) s.push_back(timed());
+  std::sort(s.begin(), s.end());
+  const std::size_t m = s.size() / 2;
+  return s.size() % 2 == 1 ? s[m] : 0.5 * (s[m - 1] + s[m]);
+}
 // Rows [begin, end) of tessera::laplacian_3d(nx, ny, nz) (diagonal 6.5, neighbours -1, columns
 // ascending), global column indices: each rank builds only its rows, so 256^3 and larger fit.
 // For small grids it is checked against laplacian_3d (std::runtime_error on a difference).

@@ -159,19 +159,58 @@ DistCsrMatrix<T> DistCsrMatrix<T>::from_global(const Device& device, RowPartitio
   return from_local_rows(device, std::move(partition), mine);
 }
 
+// Rank 0 parses the file once and sends each rank its rows; the other ranks hold only their
+// rows (and the row pointer, which the partition by nonzeros needs). Why not every rank parsing
+// a byte range of the file: half of the matrices people have are gzip files, which have no
+// random access (every rank would decompress the whole stream), and a second, range-based
+// parser would duplicate the reader's checks and messages. One parse instead of one per rank
+// (which the ranks of a node ran side by side on the same cores), and memory for the whole
+// matrix on rank 0 only; Tessera's int32 indices bound that at 2^31 entries, which one host holds.
+// A symmetric file's rows come out of the reader already expanded (entries from the other
+// triangle included), so what a rank receives is exactly its rows of the one-rank matrix.
 template <class T>
 DistCsrMatrix<T> DistCsrMatrix<T>::read_matrix_market(const Device& device, MPI_Comm comm, const std::string& path,
                                                       Balance balance) {
-  HostCsr<T> g;
-  detail::agree(comm, {"DistCsrMatrix::read_matrix_market", detail::dtype_code<T>()}, [&] {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  HostCsr<T> g;  // the whole matrix, on rank 0 only
+  const auto all = detail::exchange(comm, {"DistCsrMatrix::read_matrix_market", detail::dtype_code<T>()},
+                                    [&](detail::Contribution& c) {
+    if (rank != 0) return;
     g = tessera::read_matrix_market<T>(path);
     if (g.rows != g.cols)
       throw DimensionMismatch("DistCsrMatrix::read_matrix_market: '" + path + "' is " + std::to_string(g.rows) +
                               " x " + std::to_string(g.cols) + ", expected a square matrix");
+    c.values[0] = static_cast<double>(g.rows);
   });
-  RowPartition p = balance == Balance::nonzeros ? RowPartition::by_nonzeros(comm, g.row_ptr)
-                                                : RowPartition::uniform(comm, g.rows);
-  return from_global(device, std::move(p), g);
+  const auto rows = static_cast<std::int64_t>(all[0].values[0]);
+  std::vector<std::int32_t> row_ptr(static_cast<std::size_t>(rows) + 1);
+  if (rank == 0) row_ptr.swap(g.row_ptr);
+  MPI_Bcast(row_ptr.data(), static_cast<int>(row_ptr.size()), MPI_INT32_T, 0, comm);
+  RowPartition p = balance == Balance::nonzeros ? RowPartition::by_nonzeros(comm, row_ptr)
+                                                : RowPartition::uniform(comm, rows);
+  std::vector<int> counts(static_cast<std::size_t>(p.ranks())), displs(counts.size());
+  for (int r = 0; r < p.ranks(); ++r) {
+    displs[static_cast<std::size_t>(r)] = row_ptr[static_cast<std::size_t>(p.begin(r))];
+    counts[static_cast<std::size_t>(r)] = row_ptr[static_cast<std::size_t>(p.end(r))] - displs[static_cast<std::size_t>(r)];
+  }
+  HostCsr<T> mine;
+  mine.rows = p.local_size();
+  mine.cols = rows;
+  const std::int32_t base = row_ptr[static_cast<std::size_t>(p.local_begin())];
+  mine.row_ptr.assign(row_ptr.begin() + p.local_begin(), row_ptr.begin() + p.local_begin() + p.local_size() + 1);
+  for (std::int32_t& x : mine.row_ptr) x -= base;
+  std::vector<std::int32_t>().swap(row_ptr);
+  const int n = counts[static_cast<std::size_t>(p.rank())];
+  mine.col_idx.resize(static_cast<std::size_t>(n));
+  mine.values.resize(static_cast<std::size_t>(n));
+  MPI_Scatterv(g.col_idx.data(), counts.data(), displs.data(), MPI_INT32_T, mine.col_idx.data(), n, MPI_INT32_T, 0,
+               comm);
+  std::vector<std::int32_t>().swap(g.col_idx);
+  MPI_Scatterv(g.values.data(), counts.data(), displs.data(), detail::mpi_type<T>(), mine.values.data(), n,
+               detail::mpi_type<T>(), 0, comm);
+  std::vector<T>().swap(g.values);
+  return from_local_rows(device, std::move(p), mine);
 }
 
 template <class T>

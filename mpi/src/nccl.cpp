@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "collective.hpp"
+#include "comm_cache.hpp"
 #include "partition_access.hpp"
 #include "tessera/errors.hpp"
 
@@ -28,6 +29,7 @@ struct Api {
   decltype(&ncclGetUniqueId) get_unique_id = nullptr;
   decltype(&ncclCommInitRank) comm_init_rank = nullptr;
   decltype(&ncclCommDestroy) comm_destroy = nullptr;
+  decltype(&ncclCommFinalize) comm_finalize = nullptr;  // NCCL >= 2.14; optional
   decltype(&ncclAllReduce) all_reduce = nullptr;
   decltype(&ncclSend) send = nullptr;
   decltype(&ncclRecv) recv = nullptr;
@@ -74,6 +76,7 @@ const Api* api(std::string* why) {
       reason = path + " lacks an NCCL entry point (NCCL >= 2.7 needed for send/recv)";
       a.lib = nullptr;
     }
+    if (a.lib != nullptr) resolve(a.lib, "ncclCommFinalize", a.comm_finalize);
   });
   if (a.lib == nullptr && why != nullptr) *why = reason;
   return a.lib != nullptr ? &a : nullptr;
@@ -104,6 +107,8 @@ void make_device_current(int index) {
 
 }  // namespace
 
+// One NCCL communicator, made over the cache's duplicate of the ranks' MPI communicator
+// (comm_cache.hpp: one per group of ranks and device, destroyed at MPI_Finalize).
 class Nccl {
  public:
   Nccl(MPI_Comm comm, int device_index) {
@@ -121,11 +126,20 @@ class Nccl {
     });
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
     agree(comm, {"NCCL device", 0}, [&] { make_device_current(device_index); });
-    check(a->comm_init_rank(&comm_, ranks, id, rank), "ncclCommInitRank");
+    // A rank whose creation fails after the others have passed NCCL's bootstrap tells them here
+    // (where it fails before, NCCL itself leaves the others waiting: nothing to agree then).
+    // A communicator made on some ranks of a failed creation is left alone: destroying it is
+    // collective.
+    agree(comm, {"ncclCommInitRank", 0}, [&] { check(a->comm_init_rank(&comm_, ranks, id, rank), "ncclCommInitRank"); });
   }
+  // Runs at MPI_Finalize on every rank, in the order the communicators were made.
   ~Nccl() {
-    if (comm_ != nullptr) api(nullptr)->comm_destroy(comm_);
+    const Api* a = api(nullptr);
+    if (a->comm_finalize != nullptr) a->comm_finalize(comm_);
+    a->comm_destroy(comm_);
   }
+  Nccl(const Nccl&) = delete;
+  Nccl& operator=(const Nccl&) = delete;
   ncclComm_t comm() const { return comm_; }
 
  private:
@@ -138,24 +152,36 @@ bool nccl_loadable(std::string* what) {
   return a != nullptr;
 }
 
+namespace {
+// The process's NCCL communicators; never deleted (cleared at MPI_Finalize: destroying them at
+// static destruction, after MPI, could wait for ranks that are gone).
+CommCache& nccl_cache() {
+  static CommCache* cache = [] {
+    auto* c = new CommCache;
+    CommCache::clear_at_finalize(*c);
+    return c;
+  }();
+  return *cache;
+}
+}  // namespace
+
 Nccl* nccl_for(const RowPartition& p, const Device& d) {
   PartitionSlots& slots = partition_slots(p);
-  if (slots.nccl_decided) return static_cast<Nccl*>(slots.nccl.get());
-  // The first call on this partition: every rank says whether it can take the NCCL path.
+  if (slots.nccl_decided) return static_cast<Nccl*>(slots.nccl);
+  // The first call on this partition: every rank says whether it can take the NCCL path and
+  // whether it holds the communicator for these ranks and its device (comm_cache.hpp).
   const char* env = std::getenv("TESSERA_MPI_TRANSPORT");
   const bool wanted = !(env != nullptr && std::string(env) == "mpi");
-  const auto all = exchange(p.comm(), {"tessera::mpi transport choice", 0}, [&](Contribution& c) {
-    c.values[0] = wanted && d.info().backend == "cuda" && nccl_loadable(nullptr) ? 1.0 : 0.0;
-    c.values[1] = d.info().index;
+  const bool usable = wanted && d.info().backend == "cuda" && nccl_loadable(nullptr);
+  const int index = d.info().index;
+  slots.nccl = nccl_cache().acquire(p.comm(), index, usable, [&](MPI_Comm own) {
+    return CommCache::Handle(std::make_shared<Nccl>(own, index));
   });
-  bool all_nccl = true;
-  for (const auto& c : all) all_nccl = all_nccl && c.values[0] == 1.0;
-  if (all_nccl) {
-    slots.nccl = std::make_shared<Nccl>(p.comm(), d.info().index);
-  }
   slots.nccl_decided = true;
-  return static_cast<Nccl*>(slots.nccl.get());
+  return static_cast<Nccl*>(slots.nccl);
 }
+
+int nccl_communicators_made() { return nccl_cache().made(); }
 
 void nccl_allreduce_sum(Nccl* n, const void* in, void* out, std::size_t count, int bytes, const Queue& q) {
   check(api(nullptr)->all_reduce(in, out, count, type_of(bytes), ncclSum, n->comm(), stream_of(q)), "ncclAllReduce");
@@ -177,6 +203,7 @@ bool nccl_loadable(std::string* what) {
   return false;
 }
 Nccl* nccl_for(const RowPartition&, const Device&) { return nullptr; }
+int nccl_communicators_made() { return 0; }
 void nccl_allreduce_sum(Nccl*, const void*, void*, std::size_t, int, const Queue&) {}
 void nccl_group_start(Nccl*) {}
 void nccl_group_end(Nccl*) {}

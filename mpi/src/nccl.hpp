@@ -2,7 +2,9 @@
 // no host wait. NCCL is opened with dlopen at first use (libnccl.so.2: TESSERA_NCCL_LIBRARY,
 // else the library search path), so libtessera-mpi loads and runs without it. Whether a
 // partition uses it is agreed by every rank at its first distributed operation on cuda and
-// kept: all ranks on cuda, NCCL opening on all, and TESSERA_MPI_TRANSPORT not "mpi".
+// kept: all ranks on cuda, NCCL opening on all, and TESSERA_MPI_TRANSPORT not "mpi". Every
+// operation agrees its arguments on the host (collective.hpp) before its first NCCL call, so
+// no rank enters an NCCL call the others skip.
 // NVLink SHARP (NVLS) is always off (NCCL_NVLS_ENABLE=0 before the communicator is made).
 #pragma once
 
@@ -16,8 +18,11 @@ namespace tessera::mpi::detail {
 
 class Nccl;
 
-// The partition's NCCL communicator, or null for the MPI path (collective at its first call).
+// The partition's NCCL communicator, or null for the MPI path (collective at its first call on
+// p; shared by every partition over the same ranks and device: comm_cache.hpp).
 Nccl* nccl_for(const RowPartition& p, const Device& d);
+// How many NCCL communicators this process has made (each is kept until MPI_Finalize).
+int nccl_communicators_made();
 // Whether NCCL is compiled in and opens on this process, and which library (or why not).
 bool nccl_loadable(std::string* what);
 

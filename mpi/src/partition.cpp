@@ -15,11 +15,9 @@ struct RowPartition::State {
   MPI_Comm comm = MPI_COMM_NULL;
   int ranks = 0, rank = 0;
   std::vector<std::int64_t> offsets;
-  // Filled by the operations (the transport); the partition is shared, so copies see it. The
-  // NCCL communicator is destroyed before the MPI communicator it was bootstrapped from.
+  // Filled by the operations (the transport); the partition is shared, so copies see it.
   mutable detail::PartitionSlots slots;
   ~State() {
-    slots.nccl.reset();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);

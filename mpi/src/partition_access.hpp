@@ -1,8 +1,6 @@
 // What the library keeps per partition besides its blocks: the transport chosen for it (NCCL
-// communicator or none), made at the first operation that needs it.
+// communicator or none), decided at the first operation that needs it.
 #pragma once
-
-#include <memory>
 
 #include "tessera/mpi/partition.hpp"
 
@@ -10,7 +8,7 @@ namespace tessera::mpi::detail {
 
 struct PartitionSlots {
   bool nccl_decided = false;
-  std::shared_ptr<void> nccl;  // a detail::Nccl, or null for the MPI path
+  void* nccl = nullptr;  // a detail::Nccl owned by the communicator cache, or null for the MPI path
 };
 
 // The slots of p's shared state (one per partition, shared by its copies).

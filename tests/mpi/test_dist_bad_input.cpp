@@ -1,6 +1,12 @@
 // Bad input to a collective call, on one rank or all: the same typed error on every rank, nothing
 // written, no rank left waiting (ctest's TIMEOUT would catch a hang), and the next collective
 // call works.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
 #include "support.hpp"
 
 using namespace tessera;
@@ -8,6 +14,12 @@ using namespace tessera_mpi_test;
 namespace dm = tessera::mpi;
 
 namespace {
+// Rank 0's process id on every rank: names a temporary file only rank 0 writes.
+long getpid_of_rank0() {
+  long pid = static_cast<long>(getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return pid;
+}
 // After an error the ranks are still in step: a dot of ones gives the global size everywhere.
 void still_in_step(const Device& dev) {
   const auto part = dm::RowPartition::uniform(MPI_COMM_WORLD, 37);
@@ -138,5 +150,25 @@ TEST_CASE("mpi bad input: spmv and solves with an error on one rank leave every 
   // A file that does not exist.
   CHECK_THROWS_AS(dm::DistCsrMatrix<double>::read_matrix_market(dev, MPI_COMM_WORLD, "/nonexistent/a.mtx"),
                   InvalidArgument);
+  // Rank 0 alone reads the file: its parse error and a non-square matrix reach every rank.
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("tessera-mpi-bad-" + std::to_string(getpid_of_rank0()))).string();
+  const std::string bad_file = dir + "-bad.mtx", wide = dir + "-wide.mtx";
+  if (world_rank() == 0) {
+    std::ofstream(bad_file) << "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n";
+    std::ofstream(wide) << "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 4 1.0\n";
+  }
+  try {
+    dm::DistCsrMatrix<double>::read_matrix_market(dev, MPI_COMM_WORLD, bad_file);
+    FAIL("no error");
+  } catch (const ParseError& e) {
+    CHECK(std::string(e.what()).find("rank 0") != std::string::npos);
+    CHECK(std::string(e.what()).find("line 4") != std::string::npos);
+  }
+  CHECK_THROWS_AS(dm::DistCsrMatrix<double>::read_matrix_market(dev, MPI_COMM_WORLD, wide), DimensionMismatch);
+  if (world_rank() == 0) {
+    std::remove(bad_file.c_str());
+    std::remove(wide.c_str());
+  }
   still_in_step(dev);
 }

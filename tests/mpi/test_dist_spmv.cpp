@@ -117,7 +117,9 @@ TEST_CASE("mpi spmv: a rank with no ghosts (block-diagonal matrix) exchanges not
 
 TEST_CASE_TEMPLATE("mpi spmv: matrices of the shared collection, read in parallel", T, float, double) {
   const Device dev = rank_device();
-  for (const char* name : {"494_bus.mtx", "bcsstk13.mtx.gz", "cage10.mtx.gz", "gre_1107.mtx"}) {
+  // Symmetric (one triangle stored: a rank's rows take entries from the other one too), pattern
+  // symmetric, general, plain and gzip.
+  for (const char* name : {"494_bus.mtx", "bcsstk13.mtx.gz", "cage10.mtx.gz", "gre_1107.mtx", "dwt_992.mtx"}) {
     const std::string path = matrix_path(name);
     if (path.empty()) {
       if (world_rank() == 0) MESSAGE("skipped: " << name << " is not in the shared matrix folder");
@@ -129,6 +131,21 @@ TEST_CASE_TEMPLATE("mpi spmv: matrices of the shared collection, read in paralle
       const auto A = dm::DistCsrMatrix<T>::read_matrix_market(dev, MPI_COMM_WORLD, path, balance);
       CHECK(A.rows() == h.rows);
       CHECK(A.nnz() == h.nnz());
+      // Each rank's blocks are exactly those of the matrix read whole, split the same way.
+      const auto B = dm::DistCsrMatrix<T>::from_global(dev, A.partition(), h);
+      CHECK(A.ghost_columns() == B.ghost_columns());
+      for (const auto& [a, b] : {std::pair(&A.diagonal_block(), &B.diagonal_block()),
+                                 std::pair(&A.off_diagonal_block(), &B.off_diagonal_block())}) {
+        CHECK(a->rows() == b->rows());
+        CHECK(a->nnz() == b->nnz());
+        if (b->rows() == 0) continue;  // an empty rank, or no ghosts
+        const auto ha = a->to_host(), hb = b->to_host();
+        CHECK(ha.rows == hb.rows);
+        CHECK(ha.cols == hb.cols);
+        CHECK(ha.row_ptr == hb.row_ptr);
+        CHECK(ha.col_idx == hb.col_idx);
+        CHECK(tessera_test::check_bitwise(ha.values, hb.values, "values"));
+      }
       check_spmv<T>(dev, A.partition(), h, name);
     }
   }

@@ -37,9 +37,11 @@ class DistCsrMatrix {
   static DistCsrMatrix from_local_rows(const Device& device, RowPartition partition, const HostCsr<T>& rows);
   /// Each rank keeps its rows of `global` (the same square matrix on every rank).
   static DistCsrMatrix from_global(const Device& device, RowPartition partition, const HostCsr<T>& global);
-  /// Reads a Matrix Market file (tessera::read_matrix_market; every rank parses the file and
-  /// keeps its rows, so a rank needs the whole matrix's host memory while it reads) and splits
-  /// it by `balance`. Errors (no such file on some rank, a parse error) are thrown on every rank.
+  /// Reads a Matrix Market file (tessera::read_matrix_market) and splits it by `balance`: rank 0
+  /// parses the file (only rank 0 needs to see it, and only rank 0 needs the whole matrix's
+  /// host memory) and sends every rank its rows; the others hold their rows and the global row
+  /// pointer. Symmetric files give both triangles, as on one rank. Errors (no such file, a
+  /// parse error, a matrix that is not square) are thrown on every rank.
   static DistCsrMatrix read_matrix_market(const Device& device, MPI_Comm comm, const std::string& path,
                                           Balance balance = Balance::nonzeros);
 
