@@ -65,7 +65,8 @@ void CudaBackend::conv2d(QueueImpl& q, ConvMode mode, const MatView& image, cons
 
 template <class T>
 void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView& in, const TensorView& filter,
-                             const TensorView& out) {
+                             const TensorView& out, MathMode) {
+  // Every MathMode runs in exact FP32 for now (the TF32 kernels are gemm's; types.hpp allows it).
   ConvLayerShape s;
   s.N = in.n;
   s.C = in.c;
