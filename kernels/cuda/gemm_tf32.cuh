@@ -70,7 +70,9 @@ __device__ __forceinline__ void tmma_tile(const float* as, const float* bs, floa
   const float* bp = bs + t * LDB + wn0 + g;  // (k = t, col g)
 #pragma unroll
   for (int kk = 0; kk < Cfg::BK; kk += 8) {
-    unsigned ahi[Cfg::MT][4], alo[Cfg::MT][4], bhi[Cfg::NT][2], blo[Cfg::NT][2];
+    // All of A's fragments for this k-step stay live; B's are converted one column block at a
+    // time (tf32x3's hi/lo pairs of both would not fit the 128 registers of 2 blocks per SM).
+    unsigned ahi[Cfg::MT][4], alo[Cfg::MT][4];
 #pragma unroll
     for (int i = 0; i < Cfg::MT; ++i) {
       const float* p = ap + kk * LDA + 16 * i;
@@ -81,20 +83,19 @@ __device__ __forceinline__ void tmma_tile(const float* as, const float* bs, floa
     }
 #pragma unroll
     for (int j = 0; j < Cfg::NT; ++j) {
+      unsigned bhi[2], blo[2];
       const float* p = bp + kk * LDB + 8 * j;
-      tf32_split<Cfg::SPLIT>(p[0], bhi[j][0], blo[j][0]);
-      tf32_split<Cfg::SPLIT>(p[4 * LDB], bhi[j][1], blo[j][1]);
-    }
+      tf32_split<Cfg::SPLIT>(p[0], bhi[0], blo[0]);
+      tf32_split<Cfg::SPLIT>(p[4 * LDB], bhi[1], blo[1]);
 #pragma unroll
-    for (int i = 0; i < Cfg::MT; ++i)
-#pragma unroll
-      for (int j = 0; j < Cfg::NT; ++j) {
+      for (int i = 0; i < Cfg::MT; ++i) {
         if constexpr (Cfg::SPLIT) {
-          mma_tf32(acc[i][j], alo[i], bhi[j]);
-          mma_tf32(acc[i][j], ahi[i], blo[j]);
+          mma_tf32(acc[i][j], alo[i], bhi);
+          mma_tf32(acc[i][j], ahi[i], blo);
         }
-        mma_tf32(acc[i][j], ahi[i], bhi[j]);
+        mma_tf32(acc[i][j], ahi[i], bhi);
       }
+    }
   }
 }
 
