@@ -267,8 +267,7 @@ TEST_CASE("gemm math modes: per queue and per call; f64 ignores the queue's mode
       Tensor4<float> out(dev, 1, 1, 1, 2);
       conv_layer(q, ConvParams{}, in, w, out);
       q.synchronize();
-      const bool conv_rounds = dev.info().backend == "reference";  // no TF32 conv kernel elsewhere yet
-      CHECK(out.to_host() == (conv_rounds ? std::vector<float>{1 + 4 * t, 1} : std::vector<float>{1 + 2 * t, 1 + t}));
+      CHECK(out.to_host() == (rounds_to_tf32(dev) ? std::vector<float>{1 + 4 * t, 1} : std::vector<float>{1 + 2 * t, 1 + t}));
       conv_layer(q, ConvParams{}, in, w, out, MathMode::tf32x3);
       q.synchronize();
       CHECK(out.to_host() == std::vector<float>{1 + 2 * t, 1 + t});
@@ -311,6 +310,14 @@ TEST_CASE("conv_layer math modes: every mode against an f64 convolution") {
     ConvParams prm;
     prm.pad_h = prm.pad_w = s.pad;
     prm.stride_h = prm.stride_w = s.stride;
+    std::vector<float> ref_tf32;  // the reference's tf32 result: the inputs rounded, summed in double
+    {
+      const Device ref = reference_device();
+      Tensor4<float> out(ref, s.N, s.K, P, Q);
+      conv_layer(prm, Tensor4<float>::from_host(ref, s.N, s.C, s.H, s.W, x),
+                 Tensor4<float>::from_host(ref, s.K, s.C, s.R, s.S, f), out, MathMode::tf32);
+      ref_tf32 = out.to_host();
+    }
     for (const Device& d : all_devices())
       run_on_device<float>(d, Op::conv_layer, [&](const Device& dev) {
         for (MathMode mode : all_modes) {
@@ -326,7 +333,15 @@ TEST_CASE("conv_layer math modes: every mode against an f64 convolution") {
           what << "conv_layer N" << s.N << " C" << s.C << " " << s.H << "x" << s.W << " K" << s.K << " " << s.R << "x"
                << s.S << " pad " << s.pad << " stride " << s.stride << " math " << to_string(mode) << " on "
                << dev.spec();
-          check_close(out.to_host(), expected, bound, what.str());
+          const auto got = out.to_host();
+          check_close(got, expected, bound, what.str());
+          if (mode == MathMode::tf32 && rounds_to_tf32(dev)) {
+            // Same rounded inputs as the reference: what remains is the FP32 accumulation.
+            std::vector<double> tight;
+            for (double m : magnitude)
+              tight.push_back(mode_bound(MathMode::exact, s.C * s.R * s.S) * (1.0 + std::ldexp(1.0, -9)) * m);
+            check_close(got, ref_tf32, tight, what.str() + " vs the reference's tf32");
+          }
         }
       });
   }

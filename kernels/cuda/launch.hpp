@@ -299,8 +299,9 @@ struct ConvLayerShape {
   std::int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
 };
 // table: C*R*S int2 of scratch for the (c, r, s) -> offset lookup of the implicit im2col.
+// math (f32 only): tf32 / tf32x3 run on Tf32GemmTile (narrow: Tf32GemmTile<true>).
 template <class T>
-cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in, const T* filter, T* out,
-                              int2* table, cudaStream_t stream);
+cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
+                              T* out, int2* table, cudaStream_t stream);
 
 }  // namespace tessera::cuda

@@ -76,8 +76,8 @@ enum class ConvMode : std::uint8_t { valid, same };
 ///    |err| <= (12 + 6 k) u (1 + 2^-9) S. Typical errors are FP32's (the terms are of random
 ///    sign). The reference computes the exact product (within that bound). Inputs must be finite
 ///    and below 2^128 (1 - 2^-12) in magnitude (larger ones round to infinity in TF32).
-/// Backends without TF32 units (cpu, OpenCL, and CUDA's conv_layer for now) compute tf32 and
-/// tf32x3 in exact FP32, which meets both bounds. Values outside the enumeration throw
+/// Backends without TF32 units (cpu, OpenCL) compute tf32 and tf32x3 in exact FP32, which meets
+/// both bounds; CUDA runs both on the TF32 tensor cores (gemm and conv_layer). Values outside the enumeration throw
 /// InvalidArgument.
 enum class MathMode : std::uint8_t { exact, tf32, tf32x3 };
 /// The enumerator's name: "exact", "tf32" or "tf32x3".
