@@ -399,6 +399,7 @@ RunOutput run_bench(const Options& o) {
         vr.backend = td.device.info().backend;
         vr.impl = v.impl;
         vr.variant = v.variant;
+        vr.reduced_precision = v.reduced_precision;
         guarded(vr, [&] { measure_and_check(vr, *v.runner, *w, td.peaks, o, oracle, td.timer.get()); });
         v.runner.reset();
         out.rows.push_back(std::move(vr));
@@ -432,14 +433,17 @@ RunOutput run_bench(const Options& o) {
 
     // ratio_to_baseline on each Tessera row: the fastest baseline on the same device whose
     // result is not wrong, among those computing in the operation's own precision (a TF32
-    // line is shown beside it, never the denominator) and the row's form (variant).
+    // line is shown beside it, never the denominator of an exact row) and the row's form
+    // (variant): a TF32 row (Tessera's MathMode::tf32, variant kTf32Variant) against the
+    // fastest of the TF32 and exact baselines.
     for (std::size_t i = first_row; i < out.rows.size(); ++i) {
       Row& t = out.rows[i];
       if (t.is_baseline || !t.measured()) continue;
       const Row* best = nullptr;
       for (std::size_t j = first_row; j < out.rows.size(); ++j) {
         const Row& b = out.rows[j];
-        if (b.is_baseline && !b.reduced_precision && b.device == t.device && b.measured() &&
+        if (b.is_baseline && (!b.reduced_precision || (!t.variant.empty() && b.variant == t.variant)) &&
+            b.device == t.device && b.measured() &&
             (b.variant.empty() || b.variant == t.variant) &&
             (!best || b.median_ms < best->median_ms))
           best = &b;

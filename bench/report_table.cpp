@@ -95,7 +95,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
   }
   const std::string head = pad("op", w_op) + "  dtype  " + pad("case", w_case) + "  " + pad("device", w_dev) + "  " +
                            pad("impl", w_impl) + "   reps  median ms     min ms     max ms  1st call ms   GFLOP/s     GB/s  % peak     " +
-                           " vs base            check";
+                           " vs base            max rel err  check";
   std::vector<std::string> order;
   for (const Row& r : rows)
     if (std::find(order.begin(), order.end(), r.op) == order.end()) order.push_back(r.op);
@@ -123,7 +123,8 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
         if (r.check == "ok" && r.oracle == "sampled") check = "ok (sampled)";
         line += pad(std::to_string(r.reps), 5, true) + pad(ms(r.median_ms), 11, true) + pad(ms(r.min_ms), 11, true) +
                 pad(ms(r.max_ms), 11, true) + pad(ms(r.first_call_ms), 13, true) + pad(rate(r.gflops), 10, true) + pad(rate(r.gbs), 9, true) + "  " +
-                pad(pct, 12) + pad(ratio, 18) + " " + check;
+                pad(pct, 12) + pad(ratio, 18) + " " +
+                pad(std::isnan(r.check_error) ? "" : fmt("%.2e", r.check_error), 12) + " " + check;
         if (r.check == "unchecked" && !r.note.empty()) line += " (" + r.note + ")";
         // Solves to convergence: their iterations and their preconditioner's setup, beside the check.
         if (r.iterations >= 0) line += "  " + std::to_string(r.iterations) + " it";
@@ -147,10 +148,15 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "plans), apart from the timed calls.\n"
                "vs base: fastest baseline's median / Tessera's median on the same device (host libraries beside cpu, "
                "CUB/cuBLAS/cuSPARSE/cuDNN beside cuda:0, CLBlast/ViennaCL beside opencl:N), same process, same data: > 1 means Tessera is faster; "
-               "*-tf32 lines (TF32 tensor cores) are shown but never the baseline of the ratio.\n"
+               "*-tf32 lines (TF32 tensor cores) are shown but never the baseline of an exact line's ratio.\n"
                "check: every measured result against the reference backend on the same inputs (sampled = a random "
                "sample of entries computed on the host in double, for cases too slow for the reference); FAILED means "
-               "a wrong result, not a time.\n");
+               "a wrong result, not a time. max rel err: max |result - expected| / max |expected| over the checked "
+               "entries (expected: summed in double; the reference rounds it to the dtype once), so speed is never "
+               "shown without the error it costs.\n"
+               "tessera-tf32 / tessera-tf32x3: f32 gemm and conv_layer in the TF32 math modes (MathMode, "
+               "tessera/types.hpp); tessera-tf32's ratio is against the fastest of the exact and TF32 baselines, "
+               "tessera-tf32x3's against the exact ones.\n");
 }
 
 }  // namespace bench

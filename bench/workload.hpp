@@ -44,6 +44,10 @@ struct NamedRunner {
   std::string variant = "";
 };
 
+// The variant of the lines that multiply on TF32 tensor cores (cuBLAS/cuDNN TF32, Tessera's
+// MathMode::tf32): reduced-precision lines whose ratios are taken among themselves.
+inline constexpr const char* kTf32Variant = "tf32";
+
 class Workload {
  public:
   Workload(CaseSpec spec, tessera::DType dtype) : spec_(std::move(spec)), dtype_(dtype) {}

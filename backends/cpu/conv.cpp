@@ -13,7 +13,8 @@ void CpuBackend::conv2d(QueueImpl&, ConvMode mode, const MatView& image, const M
 
 template <class T>
 void CpuBackend::conv_layer(QueueImpl&, const ConvParams& p, const TensorView& in, const TensorView& filter,
-                            const TensorView& out) {
+                            const TensorView& out, MathMode) {
+  // Every MathMode runs in exact FP32, as gemm (gemm.cpp).
   const cpu::ConvLayerShape shape{in.n,  in.c,  in.h,    in.w,    filter.n,   filter.h,  filter.w,
                                   out.h, out.w, p.pad_h, p.pad_w, p.stride_h, p.stride_w};
   cpu::conv_layer(shape, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),

@@ -6,7 +6,8 @@ namespace tessera {
 
 template <class T>
 void CpuBackend::gemm(QueueImpl&, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
-                      const MatView& C) {
+                      const MatView& C, MathMode) {
+  // Every MathMode runs in exact FP32: no TF32 units here, and exact meets the modes' bounds.
   const bool at = ta == Trans::T, bt = tb == Trans::T;
   const std::int64_t m = C.rows, n = C.cols, k = at ? A.rows : A.cols;
   cpu::gemm(at, bt, m, n, k, static_cast<T>(alpha), host_ptr<const T>(A), A.ld,

@@ -97,6 +97,7 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
   using F = GemmTile<float>;
   using D = GemmTile<double>;
   using FN = GemmTile<float, true>;
+  using T32 = Tf32GemmTile<false>;
   const std::string stages = ", " + std::to_string(F::STAGES) + "-stage cp.async";
   return {
       {"reduce", std::to_string(tune.get("reduce.blocks_per_sm") * sm_count) + " blocks x " +
@@ -115,6 +116,12 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                      " x " + std::to_string(kSptrsvThreads) + " threads per SM"},
       {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + " (narrow: " +
                        tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) + ", when it fills the SMs' waves better)"},
+      {"gemm f32 tf32/tf32x3", "TF32 tensor cores (mma m16n8k8; tf32x3: hi/lo split, 3 mmas), " +
+                                   std::to_string(T32::BM) + "x" + std::to_string(T32::BN) + "x" +
+                                   std::to_string(T32::BK) + " block, " + std::to_string(T32::WM) + "x" +
+                                   std::to_string(T32::WN) + " per warp, " + std::to_string(T32::STAGES) +
+                                   "-stage cp.async (narrow: " + std::to_string(Tf32GemmTile<true>::BN) +
+                                   " columns); also conv_layer's"},
       {"gemm f64", "FP64 tensor cores (DMMA m16n8k4 on sm_90, m8n8k4 before), " + std::to_string(D::BM) + "x" +
                        std::to_string(D::BN) + "x" + std::to_string(D::BK) + " block, " + std::to_string(D::TM) + "x" +
                        std::to_string(D::TN) + " per warp" + stages + " (or half as wide)"},

@@ -65,7 +65,7 @@ void CudaBackend::conv2d(QueueImpl& q, ConvMode mode, const MatView& image, cons
 
 template <class T>
 void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView& in, const TensorView& filter,
-                             const TensorView& out) {
+                             const TensorView& out, MathMode math) {
   ConvLayerShape s;
   s.N = in.n;
   s.C = in.c;
@@ -96,9 +96,13 @@ void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView
       static_cast<int2*>(ConvState::of(queue_of(q)).table.ensure(static_cast<std::size_t>(crs) * sizeof(int2)));
   // The GEMM is K x (N P Q) with inner dimension C R S, on the gemm kernels' tiles in f32 and on
   // the register-staged convolution tiles in f64 (kernels/cuda/conv.cu).
-  const bool narrow = sizeof(T) == 4 ? narrow_tiles<T, GemmTile>(s.K, s.N * s.P * s.Q)
-                                     : narrow_tiles<T, ConvGemmTile>(s.K, s.N * s.P * s.Q);
-  TESSERA_CUDA_CHECK(launch_conv_layer<T>(s, narrow, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),
+  // f32 under MathMode::tf32 / tf32x3: the same implicit GEMM on the TF32 tensor cores
+  // (Tf32GemmTile, kernels/cuda/gemm_tf32.cuh).
+  if (sizeof(T) != 4) math = MathMode::exact;  // lib/ passes exact for f64 already
+  const bool narrow = sizeof(T) == 8            ? narrow_tiles<T, ConvGemmTile>(s.K, s.N * s.P * s.Q)
+                      : math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.K, s.N * s.P * s.Q)
+                                                : narrow_tiles<T, Tf32TileOf>(s.K, s.N * s.P * s.Q);
+  TESSERA_CUDA_CHECK(launch_conv_layer<T>(s, narrow, math, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),
                                           static_cast<T*>(out.data), table, stream));
 }
 

@@ -1,5 +1,6 @@
-// gemm: one kernel per (op(A), op(B)) and tile shape (GemmTile<T, narrow>); exact FMAs. The
-// narrow tiles are picked when they fill the SMs' last wave clearly better (gemm_tiles.hpp).
+// gemm: one kernel per (op(A), op(B)) and tile shape (GemmTile<T, narrow>); exact FMAs, or for
+// f32 under MathMode::tf32 / tf32x3 the TF32 tensor cores (Tf32GemmTile). The narrow tiles are
+// picked when they fill the SMs' last wave clearly better (gemm_tiles.hpp).
 // k == 0 is C = beta C (lib/ runs BLAS's alpha == 0 as such a call).
 #include <climits>
 #include <string>
@@ -13,7 +14,7 @@ namespace tessera::cuda {
 
 template <class T>
 void CudaBackend::gemm(QueueImpl& q, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,
-                       const MatView& C) {
+                       const MatView& C, MathMode math) {
   GemmProblem s;
   s.m = C.rows;
   s.n = C.cols;
@@ -26,7 +27,8 @@ void CudaBackend::gemm(QueueImpl& q, Trans ta, Trans tb, double alpha, const Mat
   if (s.m == 0 || s.n == 0) return;
   if (s.k > INT_MAX - 64)
     throw NotImplemented("cuda: gemm with an inner dimension k = " + std::to_string(s.k) + " >= 2^31 is not supported");
-  s.narrow = narrow_tiles<T, GemmTile>(s.m, s.n);
+  s.math = sizeof(T) == 4 ? math : MathMode::exact;  // lib/ passes exact for f64 already
+  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n) : narrow_tiles<T, Tf32TileOf>(s.m, s.n);
   // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
   TESSERA_CUDA_CHECK(launch_gemm<T>(s, static_cast<T>(alpha), dev_ptr<const T>(A), dev_ptr<const T>(B),
                                     static_cast<T>(beta), dev_ptr<T>(C), stream_of(q)));

@@ -9,6 +9,10 @@
 
 namespace tessera::cuda {
 
+// Tf32GemmTile in the shape narrow_tiles takes (the element type is always float).
+template <class T, bool NARROW>
+using Tf32TileOf = Tf32GemmTile<NARROW>;
+
 // Narrow tiles when the wide tiles would leave the SMs noticeably idle (a partly filled last
 // wave, or n much narrower than a wide tile). Narrow tiles reuse each A fragment half as often,
 // so they must win clearly (Tile::NARROW_MARGIN). gemm.tiles forces one: 0 wide, 1 narrow.

@@ -111,7 +111,8 @@ void OpenCLBackend::conv2d(QueueImpl& qi, ConvMode mode, const MatView& image, c
 
 template <class T>
 void OpenCLBackend::conv_layer(QueueImpl& qi, const ConvParams& prm, const TensorView& in, const TensorView& filter,
-                               const TensorView& out) {
+                               const TensorView& out, MathMode) {
+  // Every MathMode runs in exact FP32, as gemm (gemm.cpp).
   OpenClQueue& q = cl_queue(qi);
   const std::int64_t N = in.n, C = in.c, H = in.h, W = in.w;
   const std::int64_t K = filter.n, R = filter.h, S = filter.w;

@@ -179,7 +179,8 @@ void gemm_packed(OpenCLBackend& cl, OpenClQueue& q, const GemmShape& s, double a
 
 template <class T>
 void OpenCLBackend::gemm(QueueImpl& qi, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
-                         double beta, const MatView& C) {
+                         double beta, const MatView& C, MathMode) {
+  // Every MathMode runs in exact FP32 (README: why there is no TF32 path in OpenCL yet).
   OpenClQueue& q = cl_queue(qi);
   const std::int64_t m = C.rows, n = C.cols, k = ta == Trans::N ? A.cols : A.rows;
   const GemmShape s = gemm_shape<T>(*this, m, n, k);

@@ -1,8 +1,10 @@
 // Convolutions as cross-correlation (no filter flip), the direct sum for every output element,
-// in double, with reads outside the input taken as zero rather than padding a copy.
+// in double, with reads outside the input taken as zero rather than padding a copy. conv_layer
+// under MathMode::tf32 rounds each f32 input to TF32 first (tf32.hpp), as gemm.
 #include <cstdint>
 
 #include "reference/reference_backend.hpp"
+#include "reference/tf32.hpp"
 
 namespace tessera {
 
@@ -33,7 +35,7 @@ void ReferenceBackend::conv2d(QueueImpl&, ConvMode mode, const MatView& image, c
 
 template <class T>
 void ReferenceBackend::conv_layer(QueueImpl&, const ConvParams& prm, const TensorView& in, const TensorView& filter,
-                                  const TensorView& outv) {
+                                  const TensorView& outv, MathMode math) {
   const T* x = static_cast<const T*>(in.data);
   const T* w = static_cast<const T*>(filter.data);
   T* out = static_cast<T*>(outv.data);
@@ -52,8 +54,8 @@ void ReferenceBackend::conv_layer(QueueImpl&, const ConvParams& prm, const Tenso
               for (std::int64_t s = 0; s < S; ++s) {
                 const std::int64_t wi = q * prm.stride_w + s - prm.pad_w;
                 if (wi < 0 || wi >= W) continue;
-                acc += static_cast<double>(x[((n * C + c) * H + h) * W + wi]) *
-                       static_cast<double>(w[((k * C + c) * R + r) * S + s]);
+                acc += product_input(x[((n * C + c) * H + h) * W + wi], math) *
+                       product_input(w[((k * C + c) * R + r) * S + s], math);
               }
             }
           }

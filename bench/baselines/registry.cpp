@@ -154,7 +154,7 @@ std::vector<NamedRunner> gemm_baselines([[maybe_unused]] const GemmData<T>& d) {
 #if TESSERA_BENCH_WITH_CUDA_LIBS
   if (gpu0()) v.push_back({"cublas", cudalibs::gemm(d), "cuda:0"});
   if constexpr (std::is_same_v<T, float>)
-    if (gpu0()) v.push_back({"cublas-tf32", cudalibs::gemm_tf32(d), "cuda:0", true});
+    if (gpu0()) v.push_back({"cublas-tf32", cudalibs::gemm_tf32(d), "cuda:0", true, kTf32Variant});
 #endif
 #if TESSERA_BENCH_WITH_CLBLAST
   for (const auto& spec : opencl_devices<T>()) v.push_back({"clblast", clblast_lib::gemm(spec, d), spec});
@@ -172,7 +172,7 @@ std::vector<NamedRunner> conv2d_baselines([[maybe_unused]] const Conv2dData<T>& 
 #if TESSERA_BENCH_WITH_CUDNN
   if (gpu0() && cudnn::available() && (d.mode == tessera::ConvMode::valid || d.K % 2 == 1)) {
     v.push_back({"cudnn", cudnn::conv2d(d, false), "cuda:0"});
-    if constexpr (std::is_same_v<T, float>) v.push_back({"cudnn-tf32", cudnn::conv2d(d, true), "cuda:0", true});
+    if constexpr (std::is_same_v<T, float>) v.push_back({"cudnn-tf32", cudnn::conv2d(d, true), "cuda:0", true, kTf32Variant});
   }
 #endif
   return v;
@@ -188,7 +188,7 @@ std::vector<NamedRunner> conv_layer_baselines([[maybe_unused]] const ConvLayerDa
 #if TESSERA_BENCH_WITH_CUDNN
   if (gpu0() && cudnn::available()) {
     v.push_back({"cudnn", cudnn::conv_layer(d, false), "cuda:0"});
-    if constexpr (std::is_same_v<T, float>) v.push_back({"cudnn-tf32", cudnn::conv_layer(d, true), "cuda:0", true});
+    if constexpr (std::is_same_v<T, float>) v.push_back({"cudnn-tf32", cudnn::conv_layer(d, true), "cuda:0", true, kTf32Variant});
   }
 #endif
   return v;

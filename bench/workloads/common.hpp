@@ -65,6 +65,20 @@ inline void set_size(std::vector<std::pair<std::string, std::int64_t>>& v, const
 }
 
 // Instantiates W<float> or W<double>.
+// The math-mode lines of an f32 product (gemm, conv_layer; MathMode in tessera/types.hpp), from
+// make(mode), a Tessera runner computing in that mode: "tessera-tf32" (checked at TF32's
+// tolerance, its ratio against the TF32 baselines) and "tessera-tf32x3" (FP32's tolerance and
+// exact baselines: it claims FP32-level accuracy). None for f64.
+template <class T, class Make>
+std::vector<NamedRunner> math_mode_variants(const tessera::Device& dev, Make&& make) {
+  std::vector<NamedRunner> v;
+  if constexpr (sizeof(T) == 4) {
+    v.push_back({"tessera-tf32", make(tessera::MathMode::tf32), dev.spec(), true, kTf32Variant});
+    v.push_back({"tessera-tf32x3", make(tessera::MathMode::tf32x3), dev.spec(), false, ""});
+  }
+  return v;
+}
+
 template <template <class> class W>
 std::unique_ptr<Workload> make_typed(const CaseSpec& spec, tessera::DType dtype) {
   if (dtype == tessera::DType::f32) return std::make_unique<W<float>>(spec, dtype);

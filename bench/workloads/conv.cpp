@@ -41,18 +41,20 @@ class TesseraConv2d : public Runner {
 template <class T>
 class TesseraConvLayer : public Runner {
  public:
-  TesseraConvLayer(const tessera::Device& dev, const ConvLayerData<T>& d)
-      : dev_(dev), d_(d), in_(dev, d.N, d.C, d.H, d.W), filter_(dev, d.K, d.C, d.R, d.S), out_(dev, d.N, d.K, d.P, d.Q) {
+  TesseraConvLayer(const tessera::Device& dev, const ConvLayerData<T>& d,
+                   tessera::MathMode math = tessera::MathMode::exact)
+      : dev_(dev), d_(d), math_(math), in_(dev, d.N, d.C, d.H, d.W), filter_(dev, d.K, d.C, d.R, d.S), out_(dev, d.N, d.K, d.P, d.Q) {
     in_.upload(d.in);
     filter_.upload(d.filter);
   }
-  void run() override { tessera::conv_layer(d_.params, in_, filter_, out_); }
+  void run() override { tessera::conv_layer(d_.params, in_, filter_, out_, math_); }
   void sync() override { dev_.synchronize(); }
   std::vector<double> result() override { return widen(out_.to_host()); }
 
  private:
   tessera::Device dev_;
   const ConvLayerData<T>& d_;
+  tessera::MathMode math_;
   tessera::Tensor4<T> in_, filter_, out_;
 };
 
@@ -151,6 +153,10 @@ class ConvLayerWorkload : public Workload {
 
   std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
     return std::make_unique<TesseraConvLayer<T>>(dev, d_);
+  }
+  std::vector<NamedRunner> tessera_variants(const tessera::Device& dev) override {
+    return math_mode_variants<T>(dev,
+                                 [&](tessera::MathMode m) { return std::make_unique<TesseraConvLayer<T>>(dev, d_, m); });
   }
   std::vector<NamedRunner> baseline_runners() override { return conv_layer_baselines<T>(d_); }
 

@@ -1,4 +1,5 @@
-// gemm: C = alpha * A * B + beta * C, square n x n, no transposes, alpha = 1, beta = 0.
+// gemm: C = alpha * A * B + beta * C, square n x n, no transposes, alpha = 1, beta = 0; f32 also
+// in the TF32 math modes (tessera-tf32, tessera-tf32x3 lines).
 //   flops = 2 * m * n * k
 //   bytes = (m*k + k*n + m*n) * sizeof(T) (each matrix once: the minimum traffic)
 // Bound by FLOP/s. Large cases are checked on a sample of entries (see check.hpp).
@@ -16,19 +17,21 @@ namespace {
 template <class T>
 class TesseraGemm : public Runner {
  public:
-  TesseraGemm(const tessera::Device& dev, const GemmData<T>& d)
+  TesseraGemm(const tessera::Device& dev, const GemmData<T>& d, tessera::MathMode math = tessera::MathMode::exact)
       : dev_(dev),
         d_(d),
+        math_(math),
         A_(tessera::DenseMatrix<T>::from_host(dev, d.m, d.k, d.A)),
         B_(tessera::DenseMatrix<T>::from_host(dev, d.k, d.n, d.B)),
         C_(dev, d.m, d.n) {}
-  void run() override { tessera::gemm(tessera::Trans::N, tessera::Trans::N, d_.alpha, A_, B_, d_.beta, C_); }
+  void run() override { tessera::gemm(tessera::Trans::N, tessera::Trans::N, d_.alpha, A_, B_, d_.beta, C_, math_); }
   void sync() override { dev_.synchronize(); }
   std::vector<double> result() override { return widen(C_.to_host()); }
 
  private:
   tessera::Device dev_;
   const GemmData<T>& d_;
+  tessera::MathMode math_;
   tessera::DenseMatrix<T> A_, B_, C_;
 };
 
@@ -80,6 +83,9 @@ class GemmWorkload : public Workload {
 
   std::unique_ptr<Runner> tessera_runner(const tessera::Device& dev) override {
     return std::make_unique<TesseraGemm<T>>(dev, d_);
+  }
+  std::vector<NamedRunner> tessera_variants(const tessera::Device& dev) override {
+    return math_mode_variants<T>(dev, [&](tessera::MathMode m) { return std::make_unique<TesseraGemm<T>>(dev, d_, m); });
   }
   std::vector<NamedRunner> baseline_runners() override { return gemm_baselines<T>(d_); }
 

@@ -13,7 +13,7 @@
 // (a per-(c, r, s) offset table replaces the divisions). f32 runs on gemm's cp.async pipeline
 // and FFMA tiles (gemm_async.cuh; the gather is element copies with zero-fill for the padding),
 // f64 on the register-staged main loop of gemm_core.cuh.
-#include "kernels/cuda/gemm_async.cuh"
+#include "kernels/cuda/gemm_tf32.cuh"
 
 namespace tessera::cuda {
 
@@ -296,17 +296,72 @@ __global__ __launch_bounds__(256, 2) void conv_layer_async_kernel(ConvLayerShape
   store_nchw_tile<Cfg>(acc, out, s, row0, col0);
 }
 
+// The same layer on the TF32 tensor cores (MathMode::tf32 / tf32x3; Cfg a TmmaCfg): the loaders
+// above feed gemm_tf32.cuh's tmma_tile; acc[i][j][2h + e] is the warp's (16 i + 8 h + g,
+// 8 j + 2 t + e) element, g = lane / 4, t = lane % 4 (as gemm_tmma_kernel's epilogue).
+template <class Cfg>
+__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void conv_layer_tmma_kernel(
+    ConvLayerShape s, const float* __restrict__ in, const float* __restrict__ filter, float* __restrict__ out,
+    const int2* __restrict__ table) {
+#ifndef NDEBUG
+  assert(blockDim.x == Cfg::THREADS);
+#endif
+  extern __shared__ __align__(16) unsigned char conv_smem[];
+  float* smem = reinterpret_cast<float*>(conv_smem);
+  const std::int64_t CRS = s.C * s.R * s.S;
+  int tile_m, tile_n;
+  block_tile(tile_m, tile_n);
+  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;  // output channels
+  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;  // output pixels
+  const KContiguousLoader<float, Cfg::BM, Cfg::BK, Cfg::THREADS> al(filter, CRS, s.K, CRS, row0);
+  const Im2colAsyncLoader<Cfg> bl(s, in, table, col0);
+  float acc[Cfg::MT][Cfg::NT][4];
+#pragma unroll
+  for (int i = 0; i < Cfg::MT; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  const int tiles = static_cast<int>((CRS + Cfg::BK - 1) / Cfg::BK);
+  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
+      al, bl, tiles, Cfg::BK, smem, [&](const float* as, const float* bs) { tmma_tile<Cfg>(as, bs, acc); });
+
+  const std::int64_t PQ = s.P * s.Q, NPQ = s.N * PQ;
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  const std::int64_t k0 = row0 + (w / Cfg::WARPS_N) * Cfg::WM + l / 4;
+  const std::int64_t c0 = col0 + (w % Cfg::WARPS_N) * Cfg::WN + 2 * (l % 4);
+#pragma unroll
+  for (int j = 0; j < Cfg::NT; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const std::int64_t col = c0 + 8 * j + e;
+      if (col >= NPQ) continue;
+      const std::int64_t n = col / PQ, pq = col % PQ;
+      float* o = out + n * s.K * PQ + pq;
+#pragma unroll
+      for (int i = 0; i < Cfg::MT; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const std::int64_t k = k0 + 16 * i + 8 * h;
+          if (k < s.K) o[k * PQ] = acc[i][j][2 * h + e];
+        }
+    }
+}
+
 template <class Cfg>
 cudaError_t launch_layer_async(const ConvLayerShape& s, const float* in, const float* filter, float* out,
                                const int2* table, cudaStream_t stream) {
   const dim3 grid(blocks_for(s.N * s.P * s.Q, Cfg::BN), blocks_for(s.K, Cfg::BM));
   if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
     return cudaErrorInvalidConfiguration;
-  if (cudaError_t e = cudaFuncSetAttribute(conv_layer_async_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           Cfg::SMEM_BYTES);
+  auto kernel = [] {  // the FFMA kernel, or the TF32 one for a TmmaCfg
+    if constexpr (std::is_same_v<Cfg, SimtCfg<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::STAGES>>) return conv_layer_async_kernel<Cfg>;
+    else return conv_layer_tmma_kernel<Cfg>;
+  }();
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
       e != cudaSuccess)
     return e;
-  conv_layer_async_kernel<Cfg><<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(s, in, filter, out, table);
+  kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(s, in, filter, out, table);
   return cudaGetLastError();
 }
 
@@ -350,12 +405,25 @@ cudaError_t launch_conv2d(const Conv2dShape& s, const T* image, const T* filter,
 }
 
 template <class T>
-cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in, const T* filter, T* out,
-                              int2* table, cudaStream_t stream) {
+cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
+                              T* out, int2* table, cudaStream_t stream) {
   const std::int64_t CRS = s.C * s.R * s.S;
   conv_table_kernel<<<blocks_for(CRS, 256), 256, 0, stream>>>(s, table);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   if constexpr (sizeof(T) == 4) {
+    if (math != MathMode::exact) {
+      using TW = Tf32GemmTile<false>;
+      using TN = Tf32GemmTile<true>;
+      if (math == MathMode::tf32x3)
+        return narrow ? launch_layer_async<TmmaCfg<TN::BM, TN::BN, TN::BK, TN::STAGES, TN::WM, TN::WN, true,
+                                                   TN::BLOCKS_PER_SM>>(s, in, filter, out, table, stream)
+                      : launch_layer_async<TmmaCfg<TW::BM, TW::BN, TW::BK, TW::STAGES, TW::WM, TW::WN, true,
+                                                   TW::BLOCKS_PER_SM>>(s, in, filter, out, table, stream);
+      return narrow ? launch_layer_async<TmmaCfg<TN::BM, TN::BN, TN::BK, TN::STAGES, TN::WM, TN::WN, false,
+                                                 TN::BLOCKS_PER_SM>>(s, in, filter, out, table, stream)
+                    : launch_layer_async<TmmaCfg<TW::BM, TW::BN, TW::BK, TW::STAGES, TW::WM, TW::WN, false,
+                                                 TW::BLOCKS_PER_SM>>(s, in, filter, out, table, stream);
+    }
     using W = GemmTile<float, false>;
     using N = GemmTile<float, true>;
     return narrow ? launch_layer_async<SimtCfg<N::BM, N::BN, N::BK, N::STAGES>>(s, in, filter, out, table, stream)
@@ -368,9 +436,9 @@ cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in,
 
 template cudaError_t launch_conv2d<float>(const Conv2dShape&, const float*, const float*, float*, cudaStream_t);
 template cudaError_t launch_conv2d<double>(const Conv2dShape&, const double*, const double*, double*, cudaStream_t);
-template cudaError_t launch_conv_layer<float>(const ConvLayerShape&, bool, const float*, const float*, float*,
-                                              int2*, cudaStream_t);
-template cudaError_t launch_conv_layer<double>(const ConvLayerShape&, bool, const double*, const double*, double*,
-                                               int2*, cudaStream_t);
+template cudaError_t launch_conv_layer<float>(const ConvLayerShape&, bool, MathMode, const float*, const float*,
+                                              float*, int2*, cudaStream_t);
+template cudaError_t launch_conv_layer<double>(const ConvLayerShape&, bool, MathMode, const double*, const double*,
+                                               double*, int2*, cudaStream_t);
 
 }  // namespace tessera::cuda

@@ -15,6 +15,7 @@
 // f32 (exact FFMA): 256 threads, 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4),
 // read from shared memory as float4: 4 LDS.128 per 64 FMAs (0.81x / 0.83x cuBLAS pedantic FP32 at
 // n = 4096 / 8192 on an H200; BK 8, 16 or 32 and 3 or 4 stages all within 1%).
+// f32 under MathMode::tf32 / tf32x3: the TF32 tensor cores on the same pipeline (gemm_tf32.cuh).
 // f64: the FP64 tensor cores (DMMA, mma.sync m16n8k4 .f64: IEEE double FMAs, exact like the
 // FFMA path); each warp owns a WM x WN tile of 8x8 accumulator fragments. Measured (H100/H200,
 // n = 4096, vs cuBLAS DGEMM): m16n8k4 0.73x, m8n8k4 0.41x; 128x64 blocks of 4 warps (2 per SM)
@@ -345,16 +346,26 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
   }
 }
 
+// The kernel of a configuration, by its family: SimtCfg (FFMA) and DmmaCfg (FP64 tensor cores)
+// here, TmmaCfg (TF32 tensor cores) in gemm_tf32.cuh.
+template <class Cfg, bool TA, bool TB, int VEC>
+struct GemmKernel;
+template <int BM, int BN, int BK, int ST, bool TA, bool TB, int VEC>
+struct GemmKernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC> {
+  static auto get() { return gemm_simt_kernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC>; }
+};
+template <int BM, int BN, int BK, int ST, int WM, int WN, bool M16, int MB, bool TA, bool TB, int VEC>
+struct GemmKernel<DmmaCfg<BM, BN, BK, ST, WM, WN, M16, MB>, TA, TB, VEC> {
+  static auto get() { return gemm_dmma_kernel<DmmaCfg<BM, BN, BK, ST, WM, WN, M16, MB>, TA, TB, VEC>; }
+};
+
 // Launch one configuration: the grid in tiles, the dynamic shared memory raised past 48 KB.
 template <class Cfg, bool TA, bool TB, int VEC, class T>
 cudaError_t launch_gemm_cfg(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
   const dim3 grid(blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM));
   if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
     return cudaErrorInvalidConfiguration;
-  auto kernel = [] {
-    if constexpr (sizeof(T) == 4) return gemm_simt_kernel<Cfg, TA, TB, VEC>;
-    else return gemm_dmma_kernel<Cfg, TA, TB, VEC>;
-  }();
+  auto kernel = GemmKernel<Cfg, TA, TB, VEC>::get();
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
       e != cudaSuccess)
     return e;

@@ -216,11 +216,27 @@ struct GemmTile {
   // better fill (conv layer, N128 C384 13x13 K256: 1.39 vs 1.29 ms, H100, 2026-11-22).
   static constexpr double NARROW_MARGIN = F32 ? 1.4 : 1.15;
 };
+// Tf32GemmTile: f32 gemm on the TF32 tensor cores (MathMode::tf32 and tf32x3, gemm_tf32.cuh):
+// mma.sync m16n8k8 with FP32 accumulators on the same cp.async pipeline and shared-memory
+// layout as GemmTile; 8 warps of WM x WN outputs: 128 x 128 blocks of 2 x 4 warps of 64 x 32,
+// narrow 128 x 64 of 4 x 2 warps of 32 x 32. BK = 32: four mma k-steps per barrier.
+template <bool NARROW = false>
+struct Tf32GemmTile {
+  static constexpr int BM = 128;
+  static constexpr int BN = NARROW ? 64 : 128;
+  static constexpr int BK = 32;
+  static constexpr int STAGES = 3;
+  static constexpr int WM = NARROW ? 32 : 64;  // outputs per warp
+  static constexpr int WN = 32;
+  static constexpr int BLOCKS_PER_SM = 2;  // 2 x 102 KB of shared memory (wide) fit an SM's 228 KB
+  static constexpr double NARROW_MARGIN = 1.15;  // not measured yet: the f64 DMMA tiles' margin
+};
 struct GemmProblem {
   std::int64_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
-  bool narrow = false;  // GemmTile<T, true>
+  bool narrow = false;  // GemmTile<T, true> (Tf32GemmTile<true> for the TF32 modes)
   std::int64_t lda = 0, ldb = 0, ldc = 0;
+  MathMode math = MathMode::exact;  // f32 only: tf32 and tf32x3 run on Tf32GemmTile
 };
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
@@ -293,8 +309,9 @@ struct ConvLayerShape {
   std::int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
 };
 // table: C*R*S int2 of scratch for the (c, r, s) -> offset lookup of the implicit im2col.
+// math (f32 only): tf32 / tf32x3 run on Tf32GemmTile (narrow: Tf32GemmTile<true>).
 template <class T>
-cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, const T* in, const T* filter, T* out,
-                              int2* table, cudaStream_t stream);
+cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
+                              T* out, int2* table, cudaStream_t stream);
 
 }  // namespace tessera::cuda

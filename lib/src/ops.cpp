@@ -2,6 +2,8 @@
 // hand the call to the operands' device.
 #include "tessera/ops.hpp"
 
+#include <optional>
+#include <type_traits>
 #include <string>
 
 #include "queue_state.hpp"
@@ -90,7 +92,25 @@ void check_not_aliased(const char* op, const char* out_name, const V& out, const
 void scale_by_gemm(detail::Enqueue& e, DType dt, double beta, const MatView& c) {
   if (beta == 1.0) return;  // C = C
   MatView a{c.data, c.rows, 0, c.ld, c.offset}, bm{c.data, 0, c.cols, c.ld, c.offset};
-  e.backend().gemm(dt, e.impl(), Trans::N, Trans::N, 0.0, a, bm, beta, c);
+  e.backend().gemm(dt, e.impl(), Trans::N, Trans::N, 0.0, a, bm, beta, c, MathMode::exact);
+}
+
+// The math mode a product runs in (types.hpp): the call's when it names one, else its queue's
+// (read under the queue's lock, in `e`). f64 always runs exact: a call that asks an f64 product
+// for a TF32 mode is a mistake (InvalidArgument, checked before anything is enqueued), while a
+// queue's mode is a policy for the f32 work on it, as cuBLAS's math mode, and leaves f64 alone.
+template <class T>
+void check_call_math(const char* op, std::optional<MathMode> call) {
+  if (!call) return;
+  detail::check_math_mode(op, *call);
+  if (std::is_same_v<T, double> && *call != MathMode::exact)
+    throw InvalidArgument(std::string(op) + ": math mode " + to_string(*call) +
+                          " applies to f32 only; f64 products are always exact");
+}
+template <class T>
+MathMode resolve_math(std::optional<MathMode> call, const detail::Enqueue& e) {
+  if (std::is_same_v<T, double>) return MathMode::exact;
+  return call ? *call : e.state().math;
 }
 
 template <class T>
@@ -355,10 +375,12 @@ void sptrsv_solve(const SptrsvPlan<T>& plan, const Vector<T>& b, Vector<T>& x) {
   sptrsv_solve(plan ? default_queue(plan.matrix()) : Queue(), plan, b, x);
 }
 
+namespace {
 template <class T>
-void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
-          const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C) {
+void run_gemm(const Queue& q, Trans ta, Trans tb, T alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B, T beta,
+              DenseMatrix<T>& C, std::optional<MathMode> math) {
   check_queue("gemm", q, same_device("gemm", A, B, C));
+  check_call_math<T>("gemm", math);
   check_trans("gemm", "ta", ta);
   check_trans("gemm", "tb", tb);
   const MatView a = A.view(), b = B.view(), c = C.view();
@@ -371,12 +393,29 @@ void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const Den
   if (m == 0 || n == 0) return;
   detail::Enqueue e(q);
   if (alpha == T(0)) return scale_by_gemm(e, dtype_v<T>, static_cast<double>(beta), c);
-  e.backend().gemm(dtype_v<T>, e.impl(), ta, tb, alpha, a, b, beta, c);
+  e.backend().gemm(dtype_v<T>, e.impl(), ta, tb, alpha, a, b, beta, c, resolve_math<T>(math, e));
+}
+}  // namespace
+
+template <class T>
+void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C) {
+  run_gemm<T>(q, ta, tb, alpha, A, B, beta, C, std::nullopt);
 }
 template <class T>
 void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B,
           detail::same_t<T> beta, DenseMatrix<T>& C) {
-  gemm(default_queue(A), ta, tb, alpha, A, B, beta, C);
+  run_gemm<T>(default_queue(A), ta, tb, alpha, A, B, beta, C, std::nullopt);
+}
+template <class T>
+void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C, MathMode math) {
+  run_gemm<T>(q, ta, tb, alpha, A, B, beta, C, math);
+}
+template <class T>
+void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B,
+          detail::same_t<T> beta, DenseMatrix<T>& C, MathMode math) {
+  run_gemm<T>(default_queue(A), ta, tb, alpha, A, B, beta, C, math);
 }
 
 namespace {
@@ -481,9 +520,12 @@ void conv2d(ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& fi
   conv2d(default_queue(image), mode, image, filter, out);
 }
 
+namespace {
 template <class T>
-void conv_layer(const Queue& q, const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out) {
+void run_conv_layer(const Queue& q, const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter,
+                    Tensor4<T>& out, std::optional<MathMode> math) {
   check_queue("conv_layer", q, same_device("conv_layer", in, filter, out));
+  check_call_math<T>("conv_layer", math);
   if (filter.c() != in.c())
     throw DimensionMismatch("conv_layer: input has C = " + std::to_string(in.c()) + " channels, filter has C = " +
                             std::to_string(filter.c()) + "; expected equal");
@@ -498,11 +540,26 @@ void conv_layer(const Queue& q, const ConvParams& p, const Tensor4<T>& in, const
   check_not_aliased("conv_layer", "out", out.view(), "filter", filter.view());
   if (out.size() == 0) return;
   detail::Enqueue e(q);
-  e.backend().conv_layer(dtype_v<T>, e.impl(), p, in.view(), filter.view(), out.view());
+  e.backend().conv_layer(dtype_v<T>, e.impl(), p, in.view(), filter.view(), out.view(), resolve_math<T>(math, e));
+}
+}  // namespace
+
+template <class T>
+void conv_layer(const Queue& q, const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out) {
+  run_conv_layer<T>(q, p, in, filter, out, std::nullopt);
 }
 template <class T>
 void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out) {
-  conv_layer(default_queue(in), p, in, filter, out);
+  run_conv_layer<T>(default_queue(in), p, in, filter, out, std::nullopt);
+}
+template <class T>
+void conv_layer(const Queue& q, const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out,
+                MathMode math) {
+  run_conv_layer<T>(q, p, in, filter, out, math);
+}
+template <class T>
+void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out, MathMode math) {
+  run_conv_layer<T>(default_queue(in), p, in, filter, out, math);
 }
 
 #define TESSERA_INSTANTIATE(T)                                                                                 \
@@ -532,6 +589,10 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template void gemm<T>(Trans, Trans, T, const DenseMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);    \
   template void gemm<T>(const Queue&, Trans, Trans, T, const DenseMatrix<T>&, const DenseMatrix<T>&, T,        \
                         DenseMatrix<T>&);                                                                      \
+  template void gemm<T>(Trans, Trans, T, const DenseMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&,     \
+                        MathMode);                                                                             \
+  template void gemm<T>(const Queue&, Trans, Trans, T, const DenseMatrix<T>&, const DenseMatrix<T>&, T,        \
+                        DenseMatrix<T>&, MathMode);                                                            \
   template void stencil<T>(const std::vector<T>&, Grid<T>&, int);                                              \
   template void stencil<T>(const Queue&, const std::vector<T>&, Grid<T>&, int);                                \
   template void stencil<T>(const StarStencil<T>&, Grid<T>&, int);                                              \
@@ -539,7 +600,10 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template void conv2d<T>(ConvMode, const DenseMatrix<T>&, const DenseMatrix<T>&, DenseMatrix<T>&);            \
   template void conv2d<T>(const Queue&, ConvMode, const DenseMatrix<T>&, const DenseMatrix<T>&, DenseMatrix<T>&); \
   template void conv_layer<T>(const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&);           \
-  template void conv_layer<T>(const Queue&, const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&);
+  template void conv_layer<T>(const Queue&, const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&); \
+  template void conv_layer<T>(const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&, MathMode);  \
+  template void conv_layer<T>(const Queue&, const ConvParams&, const Tensor4<T>&, const Tensor4<T>&, Tensor4<T>&, \
+                              MathMode);
 
 TESSERA_INSTANTIATE(float)
 TESSERA_INSTANTIATE(double)

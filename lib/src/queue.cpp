@@ -75,6 +75,17 @@ void Queue::wait(const Event& event) const {
   e.impl().wait(impl);
 }
 
+void Queue::set_math_mode(MathMode mode) const {
+  detail::check_math_mode("Queue::set_math_mode", mode);
+  detail::Enqueue e(*this);
+  e.state().math = mode;
+}
+
+MathMode Queue::math_mode() const {
+  detail::Enqueue e(*this);
+  return e.state().math;
+}
+
 bool Queue::can_capture() const { return state().impl->can_capture(); }
 
 void Queue::begin_capture() const {

@@ -6,8 +6,10 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "tessera/backend.hpp"
+#include "tessera/errors.hpp"
 #include "tessera/queue.hpp"
 
 namespace tessera::detail {
@@ -25,8 +27,16 @@ struct QueueState {
   std::mutex mutex;
   void* slot = nullptr;  // 16 bytes on the device, allocated on first use (under mutex)
   bool capturing = false;  // between Queue::begin_capture and end_capture (under mutex)
+  MathMode math = MathMode::exact;  // Queue::set_math_mode (under mutex)
   static constexpr std::size_t slot_bytes = 16;
 };
+
+// The one domain check of a MathMode (Queue::set_math_mode and the per-call overloads).
+inline void check_math_mode(const char* op, MathMode m) {
+  if (m != MathMode::exact && m != MathMode::tf32 && m != MathMode::tf32x3)
+    throw InvalidArgument(std::string(op) + ": math mode " + std::to_string(static_cast<unsigned>(m)) +
+                          " is not a MathMode (expected exact, tf32 or tf32x3)");
+}
 
 // Holds a queue's mutex while work is enqueued on it.
 class Enqueue {

@@ -132,7 +132,7 @@ TEST_CASE("registry: a plugin's backend holds data and its operations throw NotI
   // ... and straight to the backend, for an op whose public wrapper may not exist yet.
   const std::string direct = message_of<tessera::NotImplemented>([&] {
     d.backend().gemm(tessera::DType::f64, d.queue().backend_queue(), tessera::Trans::N, tessera::Trans::N, 1.0, {}, {},
-                     0.0, {});
+                     0.0, {}, tessera::MathMode::exact);
   });
   CHECK(contains(direct, "testgood"));
   CHECK(contains(direct, "gemm"));

@@ -301,9 +301,10 @@ class Backend {
   virtual void sptrsv_solve(DType, QueueImpl& q, const SptrsvPlanData& plan, const CsrView& A, const VecView& b,
                             const VecView& x) = 0;
 
-  /// C = alpha * op(A) * op(B) + beta * C; beta == 0 means C is not read.
+  /// C = alpha * op(A) * op(B) + beta * C; beta == 0 means C is not read. `math` (types.hpp):
+  /// what the products may lose; lib/ passes MathMode::exact for f64 and for alpha == 0.
   virtual void gemm(DType, QueueImpl& q, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
-                    double beta, const MatView& C) = 0;
+                    double beta, const MatView& C, MathMode math) = 0;
 
   /// `steps` applications of the star stencil to u, in place (see StencilSpec).
   virtual void stencil(DType, QueueImpl& q, const StencilSpec&, const GridView& u, int steps) = 0;
@@ -311,9 +312,9 @@ class Backend {
   /// 2D single-channel cross-correlation of image with a K x K filter.
   virtual void conv2d(DType, QueueImpl& q, ConvMode, const MatView& image, const MatView& filter,
                       const MatView& out) = 0;
-  /// CNN layer forward: in NCHW, filter KCRS, out NKPQ.
+  /// CNN layer forward: in NCHW, filter KCRS, out NKPQ; `math` as gemm's (exact for f64).
   virtual void conv_layer(DType, QueueImpl& q, const ConvParams&, const TensorView& in, const TensorView& filter,
-                          const TensorView& out) = 0;
+                          const TensorView& out, MathMode math) = 0;
 
   // ---- vector algebra (Op::vector) ----
   /// y[i] = value for every i (a one-element y sets a Scalar, e.g. to a ratio of others).

@@ -38,8 +38,8 @@
 #define TESSERA_OP_gemm                                                                                          \
   Op::gemm, void, gemm,                                                                                          \
       (QueueImpl & q, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B, double beta,        \
-       const MatView& C),                                                                                        \
-      (q, ta, tb, alpha, A, B, beta, C)
+       const MatView& C, MathMode math),                                                                         \
+      (q, ta, tb, alpha, A, B, beta, C, math)
 #define TESSERA_OP_stencil                                                                                     \
   Op::stencil, void, stencil, (QueueImpl & q, const StencilSpec& spec, const GridView& u, int steps), \
       (q, spec, u, steps)
@@ -49,8 +49,9 @@
       (q, mode, image, filter, out)
 #define TESSERA_OP_conv_layer                                                                                   \
   Op::conv_layer, void, conv_layer,                                                                             \
-      (QueueImpl & q, const ConvParams& p, const TensorView& in, const TensorView& filter, const TensorView& out), \
-      (q, p, in, filter, out)
+      (QueueImpl & q, const ConvParams& p, const TensorView& in, const TensorView& filter, const TensorView& out, \
+       MathMode math),                                                                                          \
+      (q, p, in, filter, out, math)
 #define TESSERA_OP_fill Op::vector, void, fill, (QueueImpl & q, const Coef& value, const VecView& y), (q, value, y)
 #define TESSERA_OP_axpby                                                                                    \
   Op::vector, void, axpby, (QueueImpl & q, const Coef& alpha, const VecView& x, const Coef& beta, const VecView& y), \

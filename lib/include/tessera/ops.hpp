@@ -8,7 +8,7 @@
 /// forms without a queue run on the device's default queue. Scalar arguments (alpha, beta)
 /// take their type from the containers: `spmv(1.0, A_float, x, 0.0, y)` converts.
 ///
-/// Enumerations (Trans, Uplo, Diag, ReduceOp, ConvMode) outside their declared values throw
+/// Enumerations (Trans, Uplo, Diag, ReduceOp, ConvMode, MathMode) outside their declared values throw
 /// InvalidArgument in every operation.
 #pragma once
 
@@ -175,10 +175,20 @@ void sptrsv_solve(const Queue& q, const SptrsvPlan<T>& plan, const Vector<T>& b,
 template <class T>
 void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B,
           detail::same_t<T> beta, DenseMatrix<T>& C);
-/// gemm on q.
+/// gemm on q. f32 products run in q's math mode (Queue::set_math_mode; exact unless set).
 template <class T>
 void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
           const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C);
+/// gemm with the math mode `math` (types.hpp: exact, tf32, tf32x3) for this call, whatever the
+/// queue's. For f64 only MathMode::exact is accepted (InvalidArgument otherwise, nothing written).
+///@{
+template <class T>
+void gemm(Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A, const DenseMatrix<T>& B,
+          detail::same_t<T> beta, DenseMatrix<T>& C, MathMode math);
+template <class T>
+void gemm(const Queue& q, Trans ta, Trans tb, detail::same_t<T> alpha, const DenseMatrix<T>& A,
+          const DenseMatrix<T>& B, detail::same_t<T> beta, DenseMatrix<T>& C, MathMode math);
+///@}
 
 // ---- stencil ----
 /// `steps` time steps of the star stencil with coefficients c[0] (centre), c[1..r] (distance d
@@ -214,10 +224,19 @@ void conv2d(const Queue& q, ConvMode mode, const DenseMatrix<T>& image, const De
 /// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size).
 template <class T>
 void conv_layer(const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out);
-/// conv_layer on q.
+/// conv_layer on q. f32 layers run in q's math mode (Queue::set_math_mode; exact unless set).
 template <class T>
 void conv_layer(const Queue& q, const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter,
                 Tensor4<T>& out);
+/// conv_layer with the math mode `math` for this call, as gemm's overloads with a MathMode.
+///@{
+template <class T>
+void conv_layer(const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out,
+                MathMode math);
+template <class T>
+void conv_layer(const Queue& q, const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter,
+                Tensor4<T>& out, MathMode math);
+///@}
 
 /// Output extent of one axis of a strided, padded convolution; throws InvalidArgument when the
 /// output would be empty or a parameter is out of range.

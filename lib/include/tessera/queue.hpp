@@ -40,6 +40,14 @@ class Queue {
   /// devices. Valid while the queue lives; do not destroy it.
   void* native() const;
 
+  /// The math mode (types.hpp) of the f32 gemm and conv_layer calls enqueued here afterwards
+  /// without a mode of their own, from any copy of this queue (as cuBLAS's math mode on a
+  /// handle): on Device::queue(), every such call on the device's default queue. New queues
+  /// start exact. f64 operations ignore it. Throws InvalidArgument for a value outside MathMode.
+  void set_math_mode(MathMode mode) const;
+  /// The mode set_math_mode set (MathMode::exact on a new queue).
+  MathMode math_mode() const;
+
   /// Whether this queue can record work into a Graph: true on cuda (CUDA graphs), false on the
   /// host devices (nothing to save: they run each call at once) and on opencl.
   bool can_capture() const;

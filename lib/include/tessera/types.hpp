@@ -58,6 +58,38 @@ enum class Diag : std::uint8_t { non_unit, unit };
 /// padding of (K-1)/2 before and K/2 after each axis (the usual convention, also for even K).
 enum class ConvMode : std::uint8_t { valid, same };
 
+/// How an f32 gemm or conv_layer may multiply (as cuBLAS's math mode): a permission to trade
+/// accuracy for the tensor cores' speed, never a request for less accuracy. Chosen per queue
+/// (Queue::set_math_mode) or per call (the overloads taking a MathMode); f64 operations always
+/// compute exactly. Bounds per element of a k-term product before alpha and beta, with
+/// S = sum_p |a_p| |b_p| and u = 2^-24 (FP32's unit roundoff):
+///  - exact: FP32 arithmetic on the FP32 inputs: |err| <= k u S (one rounding per FMA).
+///  - tf32: each input may be rounded to TF32 (10 explicit mantissa bits: round to nearest, ties
+///    away from zero; FP32's exponent range), the exact products accumulated in FP32. Rounding
+///    costs |tf32(a) tf32(b) - a b| <= (2^-10 + 2^-22) |a b|; the tensor cores' additions may
+///    truncate (2u each): |err| <= (2^-10 + 2^-22 + 2 k u (1 + 2^-9)) S. The reference backend
+///    computes exactly that rounding, then sums the rounded products in double: the mode's oracle.
+///  - tf32x3: each input a is split into hi = tf32(a) and lo = tf32(a - hi) (a - hi is exact),
+///    and a b is taken as hi*hi + hi*lo + lo*hi (the 3xTF32 method). The dropped lo*lo and the
+///    splits' remainders (|a - hi - lo| <= 2^-22 |a|) cost at most 12 u (1 + 2^-9) |a b| per
+///    product; the 3k products reach the FP32 accumulator at 2u per addition:
+///    |err| <= (12 + 6 k) u (1 + 2^-9) S. Typical errors are FP32's (the terms are of random
+///    sign). The reference computes the exact product (within that bound). Inputs must be finite
+///    and below 2^128 (1 - 2^-12) in magnitude (larger ones round to infinity in TF32).
+/// Backends without TF32 units (cpu, OpenCL) compute tf32 and tf32x3 in exact FP32, which meets
+/// both bounds; CUDA runs both on the TF32 tensor cores (gemm and conv_layer). Values outside the enumeration throw
+/// InvalidArgument.
+enum class MathMode : std::uint8_t { exact, tf32, tf32x3 };
+/// The enumerator's name: "exact", "tf32" or "tf32x3".
+inline const char* to_string(MathMode m) {
+  switch (m) {
+    case MathMode::exact: return "exact";
+    case MathMode::tf32: return "tf32";
+    case MathMode::tf32x3: return "tf32x3";
+  }
+  return "?";
+}
+
 /// What elementwise computes: z = x * y, z = x / y, or z = 1 / x.
 enum class ElementwiseOp : std::uint8_t { multiply, divide, reciprocal };
 
