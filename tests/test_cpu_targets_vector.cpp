@@ -97,7 +97,8 @@ void check_vector_algebra() {
       axpby(T(1.5), cc.x, static_cast<T>(beta), cc.y);
       axpby(T(1.5), rr.x, static_cast<T>(beta), rr.y);
       std::vector<double> bound(hx.size());
-      for (std::size_t i = 0; i < bound.size(); ++i) bound[i] = 4 * u * (1.5 * std::abs(hx[i]) + std::abs(beta * hy[i]));
+      for (std::size_t i = 0; i < bound.size(); ++i)
+        bound[i] = 4 * u * (1.5 * std::abs(hx[i]) + std::abs(beta * hy[i]));
       tessera_test::check_close(cc.y.to_host(), rr.y.to_host(), bound, what);
       if (beta != 0.0) check_padding(cc.base_y, n, what);
     }

@@ -55,7 +55,8 @@ void AxpbyT(T a, const T* x, T b, int mode, T* y, std::size_t n) {
               [&](std::size_t i) { hn::StoreU(hn::Mul(va1, hn::LoadU(d1, x + i)), d1, y + i); });
       break;
     case 1:  // add
-      ForEach(d, n, [&](std::size_t i) { hn::StoreU(hn::MulAdd(va, hn::LoadU(d, x + i), hn::LoadU(d, y + i)), d, y + i); },
+      ForEach(d, n,
+              [&](std::size_t i) { hn::StoreU(hn::MulAdd(va, hn::LoadU(d, x + i), hn::LoadU(d, y + i)), d, y + i); },
               [&](std::size_t i) {
                 hn::StoreU(hn::MulAdd(va1, hn::LoadU(d1, x + i), hn::LoadU(d1, y + i)), d1, y + i);
               });
