@@ -51,25 +51,27 @@ void check_kernel_paths() {
   const std::int64_t vector_rows = tessera::cpu::spmv_target_has_gather() ? lanes : scalar_only;
   for (const std::int64_t gather_min : {scalar_only, vector_rows, std::int64_t{1}})
     for (const bool prefetch_x : {false, true})
-      for (const bool short_gather : {false, true}) {
-        INFO("gather_min_len " << gather_min << ", prefetch_x " << prefetch_x << ", short_gather " << short_gather);
-        std::vector<T> y = hy;
-        // Two row ranges, as two threads run them: the prefetch stops at each range's end.
-        for (const auto& [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1234}, {1234, h.rows}}) {
-          if constexpr (std::is_same_v<T, float>)
-            tessera::cpu::spmv_f32(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
-                                   y.data(), r0, r1, gather_min, prefetch_x, short_gather);
-          else
-            tessera::cpu::spmv_f64(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
-                                   y.data(), r0, r1, gather_min, prefetch_x, short_gather);
+      for (const bool short_gather : {false, true})
+        for (const bool prefetch_streams : {false, true}) {
+          INFO("gather_min_len " << gather_min << ", prefetch_x " << prefetch_x << ", short_gather " << short_gather
+                                 << ", prefetch_streams " << prefetch_streams);
+          std::vector<T> y = hy;
+          // Two row ranges, as two threads run them: the prefetch stops at each range's end.
+          for (const auto& [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1234}, {1234, h.rows}}) {
+            if constexpr (std::is_same_v<T, float>)
+              tessera::cpu::spmv_f32(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
+                                     y.data(), r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+            else
+              tessera::cpu::spmv_f64(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
+                                     y.data(), r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+          }
+          tessera_test::check_close(y, want, bound, "spmv kernel");
         }
-        tessera_test::check_close(y, want, bound, "spmv kernel");
-      }
 }
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("cpu spmv kernel: gathers and x prefetch forced on and off, every target", T, float, double) {
+TEST_CASE_TEMPLATE("cpu spmv kernel: gathers and prefetches forced on and off, every target", T, float, double) {
   (void)tessera::Device::open("cpu");  // the backend applies TESSERA_CPU_TARGET first
   tessera_test::for_each_cpu_target([](const std::string&) { check_kernel_paths<T>(); });
 }

@@ -153,16 +153,22 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
   const std::int64_t rows = A.rows, work = A.nnz + A.rows;
   const std::int64_t gather_min = gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64());
-  const bool prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), host::machine().caches.l3);
-  // The short-row gather reads x[0] for its idle lanes: only with cols >= 1.
-  const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats);
+  const std::size_t llc = host::machine().caches.l3;
+  const bool prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), llc);
+  const bool prefetch_streams =
+      cpu::prefetch_streams(static_cast<std::size_t>(A.nnz) * (sizeof(T) + sizeof(std::int32_t)), llc);
+  const int threads = cpu::threads_for(work, tune_["spmv.min_work_per_thread"]);
+  // The short-row gather reads x[0] for its idle lanes: only with cols >= 1. The rows must be
+  // too many for the branch predictor to learn their lengths (tuning/spmv.cpp).
+  const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats) &&
+                            rows >= tune_["spmv.short_gather_min_rows"];
   auto run = [&](std::int64_t r0, std::int64_t r1) {
     if constexpr (std::is_same_v<T, float>)
-      cpu::spmv_f32(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather);
+      cpu::spmv_f32(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
     else
-      cpu::spmv_f64(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather);
+      cpu::spmv_f64(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
   };
-  cpu::for_each_row_share(row_ptr, rows, A.nnz, cpu::threads_for(work, tune_["spmv.min_work_per_thread"]), run);
+  cpu::for_each_row_share(row_ptr, rows, A.nnz, threads, run);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)

@@ -1,34 +1,44 @@
-// The vector algebra on the cpu device: streaming loops the compiler vectorises (one pass, no
-// arithmetic worth hand-written SIMD: they run at memory speed), cut over threads as the
-// reductions are (per_thread.hpp). A coefficient's device factors are host memory here, read
-// once per call before any element is written. The fused operations work through each thread's
-// chunk in blocks that stay in L1, so the dot re-reads y from cache, not from memory.
+// The vector algebra on the cpu device: streaming passes (kernels/cpu/vector.cpp, SIMD for the
+// running CPU: on data in cache the width counts), cut over threads as the reductions are
+// (per_thread.hpp). A coefficient's device factors are host memory here, read
+// once per call before any element is written. The fused operations are one pass over each
+// thread's chunk, their sums kept in registers.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
 #include "cpu/per_thread.hpp"
+#include "kernels/cpu/vector.hpp"
 
 namespace tessera {
 
 namespace {
 
-constexpr std::int64_t kL1Block = 2048;  // elements: 16 KiB of f64, with x and y 32 KiB of L1 traffic
+// beta's role: y is not read when beta is exactly zero (Coef::is_zero: a NaN y must not
+// propagate), added when it is one.
+template <class T>
+cpu::AxpbyMode axpby_mode(T b, bool b_zero) {
+  return b_zero ? cpu::AxpbyMode::overwrite : b == T(1) ? cpu::AxpbyMode::add : cpu::AxpbyMode::scale;
+}
 
 template <class T>
 void axpby_chunk(T a, const T* x, T b, bool b_zero, T* y, std::int64_t n) {
-  if (b_zero) {
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i];
-  } else if (b == T(1)) {
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
-  } else {
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i] + b * y[i];
-  }
+  const cpu::AxpbyMode mode = axpby_mode(b, b_zero);
+  if constexpr (std::is_same_v<T, float>)
+    cpu::axpby_f32(a, x, b, mode, y, n);
+  else
+    cpu::axpby_f64(a, x, b, mode, y, n);
+}
+
+template <class T>
+void elementwise_chunk(ElementwiseOp op, const T* x, const T* y, T* z, std::int64_t n) {
+  if constexpr (std::is_same_v<T, float>)
+    cpu::elementwise_f32(op, x, y, z, n);
+  else
+    cpu::elementwise_f64(op, x, y, z, n);
 }
 
 }  // namespace
@@ -56,20 +66,7 @@ void CpuBackend::elementwise(QueueImpl&, ElementwiseOp op, const VecView& xv, co
   const T* y = op == ElementwiseOp::reciprocal ? nullptr : host_ptr<const T>(yv);
   T* z = host_ptr<T>(zv);
   per_thread_chunks(zv.n, tune_["vector.min_per_thread"], [&](std::int64_t s, std::int64_t n) {
-    switch (op) {
-      case ElementwiseOp::multiply:
-#pragma omp simd
-        for (std::int64_t i = s; i < s + n; ++i) z[i] = x[i] * y[i];
-        break;
-      case ElementwiseOp::divide:
-#pragma omp simd
-        for (std::int64_t i = s; i < s + n; ++i) z[i] = x[i] / y[i];
-        break;
-      case ElementwiseOp::reciprocal:
-#pragma omp simd
-        for (std::int64_t i = s; i < s + n; ++i) z[i] = T(1) / x[i];
-        break;
-    }
+    elementwise_chunk(op, x + s, y == nullptr ? nullptr : y + s, z + s, n);
   });
 }
 
@@ -80,40 +77,33 @@ void CpuBackend::axpby_dot(QueueImpl&, const Coef& alpha, const VecView& xv, con
   const T* x = host_ptr<const T>(xv);
   T* y = host_ptr<T>(yv);
   const T* w = host_ptr<const T>(wv);
-  const bool b_zero = beta.is_zero();
+  const cpu::AxpbyMode mode = axpby_mode(b, beta.is_zero());
   const double r = sum_parts(per_thread_sums(yv.n, tune_["reduce.min_per_thread"], [&](std::int64_t s, std::int64_t n) {
-    double acc = 0.0;
-    for (std::int64_t k = s; k < s + n; k += kL1Block) {
-      const std::int64_t len = std::min(kL1Block, s + n - k);
-      axpby_chunk(a, x + k, b, b_zero, y + k, len);
-      acc += dot_chunk(y + k, w + k, len);
-    }
-    return acc;
+    if constexpr (std::is_same_v<T, float>)
+      return cpu::axpby_dot_f32(a, x + s, b, mode, y + s, w + s, n);
+    else
+      return cpu::axpby_dot_f64(a, x + s, b, mode, y + s, w + s, n);
   }));
   *host_ptr<T>(out) = static_cast<T>(r);
 }
 
 namespace {
 
-// Two sums over [0, n) cut over threads as the reductions are: block(k, len, a, c) adds the
-// elements [k, k + len) (at most an L1 block) to the running sums a and c. Each thread returns
-// its two partial sums through one slot of two arrays.
-template <class Block>
-std::pair<double, double> per_thread_two_sums(std::int64_t n, std::int64_t min_per_thread, const Block& block) {
+// Two sums over [0, n) cut over threads as the reductions are: chunk(begin, count, a, c) sets
+// one thread's two partial sums, returned through one slot of two arrays.
+template <class Chunk>
+std::pair<double, double> per_thread_two_sums(std::int64_t n, std::int64_t min_per_thread, const Chunk& chunk) {
   const int threads = cpu::threads_for(n, min_per_thread);
-  std::vector<double> first(static_cast<std::size_t>(threads)), second(static_cast<std::size_t>(threads));
-  auto chunk = [&](int t) {
-    const cpu::Range r = cpu::split(n, threads, t, cpu_chunks::kLineElems);
-    double a = 0.0, c = 0.0;
-    for (std::int64_t k = r.begin; k < r.end; k += kL1Block) block(k, std::min(kL1Block, r.end - k), a, c);
-    first[static_cast<std::size_t>(t)] = a;
-    second[static_cast<std::size_t>(t)] = c;
-  };
   if (threads == 1) {
-    chunk(0);
-  } else {
+    double a = 0.0, c = 0.0;
+    chunk(0, n, a, c);
+    return {a, c};
+  }
+  std::vector<double> first(static_cast<std::size_t>(threads)), second(static_cast<std::size_t>(threads));
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
-    for (int t = 0; t < threads; ++t) chunk(t);
+  for (int t = 0; t < threads; ++t) {
+    const cpu::Range r = cpu::split(n, threads, t, cpu_chunks::kLineElems);
+    chunk(r.begin, r.end - r.begin, first[static_cast<std::size_t>(t)], second[static_cast<std::size_t>(t)]);
   }
   return {sum_parts(first), sum_parts(second)};
 }
@@ -128,8 +118,10 @@ void CpuBackend::dot2(QueueImpl&, const VecView& xv, const VecView& yv, const Ve
   const T* z = host_ptr<const T>(zv);
   const auto [xy, xz] = per_thread_two_sums(xv.n, tune_["reduce.min_per_thread"],
                                             [&](std::int64_t k, std::int64_t len, double& a, double& c) {
-                                              a += dot_chunk(x + k, y + k, len);
-                                              c += dot_chunk(x + k, z + k, len);
+                                              if constexpr (std::is_same_v<T, float>)
+                                                cpu::dot2_f32(x + k, y + k, z + k, len, &a, &c);
+                                              else
+                                                cpu::dot2_f64(x + k, y + k, z + k, len, &a, &c);
                                             });
   *host_ptr<T>(out_xy) = static_cast<T>(xy);
   *host_ptr<T>(out_xz) = static_cast<T>(xz);
@@ -141,13 +133,12 @@ void CpuBackend::multiply_dot2(QueueImpl&, const VecView& dv, const VecView& rv,
   const T* d = host_ptr<const T>(dv);
   const T* r = host_ptr<const T>(rv);
   T* z = host_ptr<T>(zv);
-  // z's block is written, then re-read from L1 by its dot.
   const auto [rz, rr] = per_thread_two_sums(rv.n, tune_["reduce.min_per_thread"],
                                             [&](std::int64_t k, std::int64_t len, double& a, double& c) {
-#pragma omp simd
-                                              for (std::int64_t i = k; i < k + len; ++i) z[i] = d[i] * r[i];
-                                              a += dot_chunk(r + k, z + k, len);
-                                              c += dot_chunk(r + k, r + k, len);
+                                              if constexpr (std::is_same_v<T, float>)
+                                                cpu::multiply_dot2_f32(d + k, r + k, z + k, len, &a, &c);
+                                              else
+                                                cpu::multiply_dot2_f64(d + k, r + k, z + k, len, &a, &c);
                                             });
   *host_ptr<T>(out_rz) = static_cast<T>(rz);
   *host_ptr<T>(out_rr) = static_cast<T>(rr);

@@ -20,6 +20,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Software prefetch of the streamed arrays, ~1-2 KiB ahead: the hardware prefetchers lose
 // track of three interleaved streams of short rows; measured +5% (f32) to +35% (f64) on the
 // 7-point Laplacian on a Sapphire Rapids VM. A prefetch past the end is harmless (no fault).
+// Only where the arrays come from memory (the caller decides): on a matrix that stays in cache
+// the two prefetches per row are only work (cpu/row_split.hpp, prefetch_streams).
 constexpr std::int64_t kPrefetchAhead = 256;
 // And of x itself, kPrefetchX nonzeros ahead, when x is large (the caller decides): with
 // scattered columns every x load then misses the caches and often the TLB, and the core alone
@@ -33,14 +35,16 @@ template <bool kReadY, bool kPrefetchXOn, bool kShortGather, class T>
 TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, const std::int32_t* HWY_RESTRICT col,
                                    const T* HWY_RESTRICT val, const T* HWY_RESTRICT x, T alpha, T beta,
                                    T* HWY_RESTRICT y, std::int64_t row_begin, std::int64_t row_end,
-                                   std::int64_t gather_min_len) {
+                                   std::int64_t gather_min_len, bool prefetch_streams) {
   const std::int64_t short_max = static_cast<std::int64_t>(ShortRowMax<T>());
   const std::int64_t nnz_end = row_ptr[row_end];  // col is not read past the range
   std::int64_t x_ahead = std::min(row_ptr[row_begin] + kPrefetchX, nnz_end);
   for (std::int64_t i = row_begin; i < row_end; ++i) {
     const std::int64_t b = row_ptr[i], len = row_ptr[i + 1] - b;
-    hwy::Prefetch(val + b + kPrefetchAhead);
-    hwy::Prefetch(col + b + kPrefetchAhead);
+    if (prefetch_streams) {
+      hwy::Prefetch(val + b + kPrefetchAhead);
+      hwy::Prefetch(col + b + kPrefetchAhead);
+    }
     if constexpr (kPrefetchXOn) {
       for (const std::int64_t to = std::min(b + len + kPrefetchX, nnz_end); x_ahead < to; ++x_ahead)
         hwy::Prefetch(x + col[x_ahead]);
@@ -60,10 +64,11 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
 template <class T>
 void SpmvT(const std::int32_t* row_ptr, const std::int32_t* col, const T* val, const T* x, T alpha, T beta, T* y,
            std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len, bool prefetch_x,
-           bool short_gather) {
+           bool short_gather, bool prefetch_streams) {
   const auto run = [&](auto read_y, auto pf, auto sg) {
     Rows<decltype(read_y)::value, decltype(pf)::value, decltype(sg)::value>(row_ptr, col, val, x, alpha, beta, y,
-                                                                            row_begin, row_end, gather_min_len);
+                                                                            row_begin, row_end, gather_min_len,
+                                                                            prefetch_streams);
   };
   const auto with_y = [&](auto read_y) {
     using No = std::false_type;
@@ -81,13 +86,15 @@ void SpmvT(const std::int32_t* row_ptr, const std::int32_t* col, const T* val, c
 
 void SpmvF32(const std::int32_t* row_ptr, const std::int32_t* col, const float* val, const float* x, float alpha,
              float beta, float* y, std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len,
-             bool prefetch_x, bool short_gather) {
-  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, prefetch_x, short_gather);
+             bool prefetch_x, bool short_gather, bool prefetch_streams) {
+  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, prefetch_x, short_gather,
+        prefetch_streams);
 }
 void SpmvF64(const std::int32_t* row_ptr, const std::int32_t* col, const double* val, const double* x, double alpha,
              double beta, double* y, std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len,
-             bool prefetch_x, bool short_gather) {
-  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, prefetch_x, short_gather);
+             bool prefetch_x, bool short_gather, bool prefetch_streams) {
+  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, prefetch_x, short_gather,
+        prefetch_streams);
 }
 
 bool HasGather() { return kHasGather; }
@@ -105,15 +112,15 @@ HWY_EXPORT(HasGather);
 
 void spmv_f32(const std::int32_t* row_ptr, const std::int32_t* col_idx, const float* values, const float* x,
               float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len, bool prefetch_x, bool short_gather) {
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams) {
   HWY_DYNAMIC_DISPATCH(SpmvF32)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len,
-                                prefetch_x, short_gather);
+                                prefetch_x, short_gather, prefetch_streams);
 }
 void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const double* values, const double* x,
               double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len, bool prefetch_x, bool short_gather) {
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams) {
   HWY_DYNAMIC_DISPATCH(SpmvF64)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len,
-                                prefetch_x, short_gather);
+                                prefetch_x, short_gather, prefetch_streams);
 }
 
 // AMD cores run vector gathers as microcode, slower than the scalar loads they replace: on a

@@ -13,12 +13,13 @@ namespace tessera::cpu {
 // short_gather: rows of up to 8 nonzeros (fewer where a vector is shorter) as one masked gather
 // without a branch, for matrices whose short rows vary in length; needs cols >= 1 (x[0] is
 // read) and is ignored on targets without hardware gathers.
+// prefetch_streams: prefetch the values and column indices ahead, for arrays beyond the caches.
 void spmv_f32(const std::int32_t* row_ptr, const std::int32_t* col_idx, const float* values, const float* x,
               float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len, bool prefetch_x, bool short_gather);
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams);
 void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const double* values, const double* x,
               double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
-              std::int64_t gather_min_len, bool prefetch_x, bool short_gather);
+              std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams);
 
 // Whether gathers should be used: the running target has hardware gathers (AVX2, AVX-512, SVE;
 // elsewhere Highway emulates them lane by lane and the scalar loop is as fast) and the CPU

@@ -62,6 +62,18 @@ const std::vector<ParamSpec>& spmv_params() {
        {{"cuda/*", 32}, {"opencl/amd-gcn", 64}, {"opencl/*", 32}}},
       {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
        Shape::any, {{"cpu/*", 1 << 15}}},
+      // The branch-free short-row gather (irregular rows of at most one vector) pays where the
+      // scalar loop's exit branch is mispredicted once per row. Multiplied again and again (CG),
+      // a small matrix's row-length sequence is learnt by the branch predictor and the scalar
+      // loop wins. Measured on an AVX-512 Zen VM (2 vCPUs, loaded; best of 7, two runs), random
+      // rows of 1-8 nonzeros, ns per row gather / scalar: 1 thread, 256-16384 rows 7.9-11.0 /
+      // 2.7-4.7; 32768 rows 6.0-9.6 / 10.8-13.0; 65536-262144 6.0-11.2 / 9.5-15.7. 2 threads:
+      // 16384 rows 12.0-12.9 / 4.7-5.6; 32768 11.4-12.3 / 14.9-16.6: the cut follows the
+      // matrix's rows, not each thread's share (the 2 vCPUs may share one core's predictor).
+      // 494_bus in CG: spmv 2.9 us gather, 1.3 us scalar. Not measured on Intel cores, whose
+      // gathers are cheaper (TESSERA_TUNE=cpu:spmv.short_gather_min_rows=0 gives the old choice).
+      {"spmv.short_gather_min_rows", "cpu: matrices of fewer rows take the scalar loop for irregular short rows",
+       0, 1 << 30, Shape::any, {{"cpu/*", 24576}}},
   };
   return p;
 }
