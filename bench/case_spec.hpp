@@ -21,6 +21,9 @@ struct CaseSpec {
   // cg, bicgstab: "" (Jacobi, a fixed number of iterations) or the incomplete factorisation
   // ("ic0", "ilu0") of a solve to the tolerance (workloads/converged_solve.hpp).
   std::string precond;
+  // With precond: "f32" stores the factors in f32 for an f64 solve (mixed precision, the case
+  // runs in f64 only); empty: in the solve's dtype.
+  std::string precond_dtype;
   std::string series;  // --sweep: the size series this case belongs to (empty otherwise)
   std::vector<tessera::DType> dtypes;  // the only dtypes it runs in (--size gpu); empty: all asked for
   // Runs only where a GPU device is timed, and then only on GPU devices and their baselines (cg

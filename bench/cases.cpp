@@ -72,7 +72,7 @@ std::string describe(const CaseSpec& c) {
                                                  : (c.op == Op::bicgstab ? "convdiff3d " : "laplace3d ") +
                                                        std::to_string(g("n")) + "^3";
       if (c.precond.empty()) s << "jacobi " << matrix << " x" << g("iters") << " it";
-      else s << c.precond << " " << matrix << " to tol";
+      else s << c.precond << (c.precond_dtype.empty() ? "" : "(" + c.precond_dtype + ")") << " " << matrix << " to tol";
       break;
     }
     case Op::conv_layer:
@@ -108,10 +108,20 @@ CaseSpec to_tolerance(CaseSpec c) {
   return c;
 }
 
+// The same with the factors stored in f32 for the f64 solve (mixed precision; f64 only): the row
+// beside to_tolerance's shows its iterations and time against f64 factors.
+CaseSpec f32_factors(CaseSpec c) {
+  c.precond_dtype = "f32";
+  c.dtypes = {tessera::DType::f64};
+  c.name = describe(c);
+  return c;
+}
+
 // The vector algebra at n elements per vector; `launch`: both of its kinds at n = 1000 (the
 // issue's small operation: 1000 enqueues timed as a batch, and one call with its wait); `cg`,
 // `bicgstab`: 50 Jacobi iterations on the 3D Laplacian (convection-diffusion matrix) of side
-// `side`, and the solve to the tolerance with IC(0) (ILU(0)).
+// `side`, and the solve to the tolerance with IC(0) (ILU(0)), its factors in the solve's dtype
+// and, for f64, in f32.
 std::vector<CaseSpec> vector_cases(Op op, std::int64_t n, std::int64_t side) {
   switch (op) {
     case Op::launch:
@@ -119,7 +129,8 @@ std::vector<CaseSpec> vector_cases(Op op, std::int64_t n, std::int64_t side) {
     case Op::cg:
     case Op::bicgstab: {
       const CaseSpec jacobi = make(op, "", {{"n", side}, {"iters", 50}});
-      return {jacobi, to_tolerance(jacobi)};
+      const CaseSpec tol = to_tolerance(jacobi);
+      return {jacobi, tol, f32_factors(tol)};
     }
     default: return {make(op, "", {{"n", n}})};
   }
@@ -436,7 +447,9 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths,
       c.name = describe(c);
       cases.push_back(c);
     }
-    cases.push_back(to_tolerance(std::move(c)));  // bicgstab: ILU(0) to the tolerance only
+    const CaseSpec tol = to_tolerance(std::move(c));  // bicgstab: ILU(0) to the tolerance only
+    cases.push_back(tol);
+    cases.push_back(f32_factors(tol));
   }
   return cases;
 }

@@ -128,6 +128,7 @@ struct CgData {
   std::vector<T> b, inv_diag;
   int iters = 50;
   std::string precond;
+  std::string precond_dtype;  // "f32": the factors stored in f32 (CaseSpec::precond_dtype)
   double rel_tol = 0;
   int max_iterations = 0;
   bool generated = true;  // a generated matrix: not converging is a fault (a real one: n/a)

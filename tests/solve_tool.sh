@@ -1,7 +1,7 @@
 #!/bin/sh
 # tessera-solve's command line, as users run it: exit codes (0 converged, 1 error, 2 not
 # converged), the warning for CG on an unsymmetric matrix, the refusal of a non-square matrix,
-# --json and --history, and --rhs. Needs the shared matrix folder; exits 77 (skipped) without it.
+# --json and --history, --rhs, and --precond-dtype. Needs the shared matrix folder; exits 77 (skipped) without it.
 #   solve_tool.sh <tessera-solve> <matrix dir> <scratch dir>
 # Cross builds: ctest names the emulator (qemu-aarch64) that runs the tool in TESSERA_TEST_EMULATOR.
 tool=$1 dir=$2 tmp=$3
@@ -26,6 +26,19 @@ for s in bicgstab gmres; do
   done
 done
 $emu "$tool" "$dir/nos6.mtx" --device reference --solver cg --precond ic0 > "$tmp/out.txt" 2>&1 || fail "nos6 cg+ic0 on reference"
+# f32 factors in a double solve: converges, says so; refused where there are no factors or the
+# solve is f32 (exit 1).
+$emu "$tool" "$dir/nos6.mtx" --device cpu --solver cg --precond ic0 --precond-dtype f32 --json "$tmp/mixed.json" \
+  > "$tmp/out.txt" 2>&1 || fail "nos6 cg+ic0(f32): $(cat "$tmp/out.txt")"
+grep -q "ic0(f32)" "$tmp/out.txt" || fail "the table does not name ic0(f32)"
+grep -q '"preconditioner_dtype": "f32"' "$tmp/mixed.json" || fail "--json lacks preconditioner_dtype"
+$emu "$tool" "$dir/add32.mtx" --device cpu --solver bicgstab --precond ilu0 --precond-dtype f32 > "$tmp/out.txt" 2>&1 ||
+  fail "add32 bicgstab+ilu0(f32): $(cat "$tmp/out.txt")"
+$emu "$tool" "$dir/nos6.mtx" --device cpu --precond jacobi --precond-dtype f32 > "$tmp/out.txt" 2>&1
+[ $? -eq 1 ] || fail "--precond-dtype f32 with jacobi must exit 1"
+grep -q "ilu0 and ic0 only" "$tmp/out.txt" || fail "the jacobi refusal does not say why"
+$emu "$tool" "$dir/nos6.mtx" --device cpu --precond ic0 --dtype f32 --precond-dtype f64 > "$tmp/out.txt" 2>&1
+[ $? -eq 1 ] || fail "--precond-dtype f64 with --dtype f32 must exit 1"
 
 $emu "$tool" "$dir/sherman5.mtx" --device cpu --solver cg --max-it 5 > "$tmp/out.txt" 2>&1
 [ $? -eq 2 ] || fail "non-convergence must exit 2: $(cat "$tmp/out.txt")"

@@ -389,3 +389,103 @@ TEST_CASE_TEMPLATE("vector algebra: grids and tensors seen as vectors, matrix bl
     });
   }
 }
+
+// copy between f64 and f32 (Backend::convert): each element exactly what a C++ cast gives
+// (round to nearest even; beyond f32's range +-inf; NaN stays NaN; subnormals kept), views at
+// offsets with their guards intact, the source unchanged, every device against that oracle.
+// f32 -> f64 is exact; f64 -> f32 gets random values at many scales, exact ties between two
+// floats (both neighbours even and odd) and the edges of f32's range.
+namespace {
+std::vector<double> conversion_inputs(std::int64_t n, std::uint32_t seed) {
+  auto v = random_vector<double>(static_cast<std::size_t>(n), seed);
+  const double edges[] = {
+      1.0 + std::ldexp(1.0, -24),                         // tie: to 1.0 (even)
+      1.0 + 3 * std::ldexp(1.0, -24),                     // tie: up to 1 + 2^-22 (even)
+      -(1.0 + std::ldexp(1.0, -24) + std::ldexp(1.0, -60)),  // just above a tie: away from 1
+      3.5e38, -1e300, 1e300,                              // beyond f32's range: +-inf
+      static_cast<double>(std::numeric_limits<float>::max()), 1e-40, -1e-45, 1e-50,  // edge, subnormal, to zero
+      std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), -0.0};
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i < std::size(edges)) v[i] = edges[i];
+    else v[i] = std::ldexp(v[i], static_cast<int>(i % 61) - 30);  // scales 2^-30 .. 2^30
+  }
+  return v;
+}
+// Equal as the cast gives them: NaN matches NaN, and zeros their sign.
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(std::isnan(a[i]) && std::isnan(b[i])) && (a[i] != b[i] || std::signbit(a[i]) != std::signbit(b[i])))
+      return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("vector algebra: copy between f64 and f32 rounds as a C++ cast, on every device") {
+  std::uint32_t seed = 1700;
+  for (std::int64_t n : kSizes) {
+    const auto h64 = conversion_inputs(n, seed++);
+    std::vector<float> want32(h64.size());
+    for (std::size_t i = 0; i < h64.size(); ++i) want32[i] = static_cast<float>(h64[i]);
+    const auto h32 = random_vector<float>(static_cast<std::size_t>(n), seed++);
+    std::vector<double> want64(h32.begin(), h32.end());
+    for (const Device& d : all_devices()) {
+      // Either direction reads or writes f64: the device must have it.
+      run_on_device<double>(d, Op::vector, [&](const Device& dev) {
+        const std::string at = " n=" + std::to_string(n) + " on " + dev.spec();
+        Padded<double> x(dev, h64), y64(dev, std::vector<double>(h64.size(), 7.0));
+        Padded<float> y(dev, std::vector<float>(h64.size(), 7.0f)), x32(dev, h32);
+        copy(dev.queue(), x.view, y.view);
+        CHECK_MESSAGE(same_bits(y.values(), want32), "f64 -> f32" << at);
+        copy(x32.view, y64.view);
+        CHECK_MESSAGE(same_bits(y64.values(), want64), "f32 -> f64" << at);
+        CHECK(y.guards_intact());
+        CHECK(y64.guards_intact());
+        CHECK(same_bits(x.values(), h64));
+        CHECK(x32.values() == h32);
+      });
+    }
+  }
+}
+
+TEST_CASE("vector algebra: copy between f64 and f32 rejects bad input and writes nothing") {
+  for (const Device& d : all_devices()) {
+    run_on_device<double>(d, Op::vector, [&](const Device& dev) {
+      const auto h = random_vector<double>(9, 1800);
+      Vector<double> x = Vector<double>::from_host(dev, h);
+      Vector<float> y = Vector<float>::from_host(dev, std::vector<float>(9, 5.0f));
+      Vector<float> short_y = Vector<float>::from_host(dev, std::vector<float>(4, 5.0f));
+      CHECK_THROWS_AS(copy(x, short_y), DimensionMismatch);
+      CHECK_THROWS_AS(copy(short_y, x), DimensionMismatch);
+      CHECK_THROWS_AS(copy(Vector<double>(), y), InvalidArgument);
+      Vector<float> empty32;
+      CHECK_THROWS_AS(copy(x, empty32), InvalidArgument);
+      // Another device (the reference unless this is it; then cpu), and its queue.
+      const Device other = Device::open(dev.info().backend == "reference" ? "cpu" : "reference");
+      Vector<float> far = Vector<float>::from_host(other, std::vector<float>(9, 5.0f));
+      CHECK_THROWS_AS(copy(x, far), DeviceMismatch);
+      CHECK_THROWS_AS(copy(other.queue(), x, y), DeviceMismatch);
+      // Two dtypes over one storage (Vector's storage constructor): overlapping bytes refused,
+      // disjoint ones converted. x's storage holds 9 doubles = 18 floats.
+      Vector<float> alias(x.storage(), 4, 9);  // floats 4..12: bytes 16..52, inside x's 0..72
+      Vector<double> head = x.sub(0, 9);
+      CHECK_THROWS_AS(copy(head, alias), InvalidArgument);
+      CHECK_THROWS_AS(copy(alias, head), InvalidArgument);
+      CHECK(y.to_host() == std::vector<float>(9, 5.0f));
+      CHECK(short_y.to_host() == std::vector<float>(4, 5.0f));
+      CHECK(far.to_host() == std::vector<float>(9, 5.0f));
+      CHECK(x.to_host() == h);
+      Vector<float> after(x.storage(), 14, 2);  // floats 14, 15: bytes 56..64, beyond x.sub(0, 2)'s 0..16
+      copy(x.sub(0, 2), after);
+      const auto all = Vector<float>(x.storage(), 0, 18).to_host();
+      CHECK(all[14] == static_cast<float>(h[0]));
+      CHECK(all[15] == static_cast<float>(h[1]));
+      // The device still works (x's element 7 now holds the two floats just written).
+      const auto hx = x.to_host();
+      copy(x, y);
+      const auto hy = y.to_host();
+      for (std::size_t i = 0; i < h.size(); ++i) CHECK(hy[i] == static_cast<float>(hx[i]));
+    });
+  }
+}

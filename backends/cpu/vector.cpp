@@ -200,6 +200,17 @@ void CpuBackend::axpy_multiply_dot2(QueueImpl&, const Coef& alpha, const VecView
   *host_ptr<T>(out_rr) = static_cast<T>(rr);
 }
 
+template <class T>
+void CpuBackend::convert(QueueImpl&, const VecView& xv, const VecView& yv) {
+  // The compiler's cast (cvtpd2ps / cvtps2pd): round to nearest as the reference's.
+  const other_float_t<T>* x = host_ptr<const other_float_t<T>>(xv);
+  T* y = host_ptr<T>(yv);
+  per_thread_chunks(yv.n, tune_["vector.min_per_thread"], [&](std::int64_t s, std::int64_t n) {
+#pragma omp simd
+    for (std::int64_t i = s; i < s + n; ++i) y[i] = static_cast<T>(x[i]);
+  });
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, elementwise)
@@ -208,5 +219,6 @@ TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, multiply_dot2)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpby_pair)
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, axpy_multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, convert)
 
 }  // namespace tessera

@@ -1,5 +1,5 @@
-// The vector algebra (fill, axpby, elementwise and the fused axpby_dot, dot2, multiply_dot2, axpby_pair,
-// axpy_multiply_dot2): one launch each on the queue's
+// The vector algebra (fill, axpby, elementwise, convert and the fused axpby_dot, dot2, multiply_dot2,
+// axpby_pair, axpy_multiply_dot2): one launch each on the queue's
 // stream (kernels/cuda/vector.cu). Coefficients go to the kernels as the host value and pointers
 // to the device factors, read on the device; the fused dots share the reductions' per-queue
 // scratch (reduce_state.hpp) and write their results on the device. Nothing here allocates or
@@ -97,6 +97,13 @@ void CudaBackend::axpy_multiply_dot2(QueueImpl& q, const Coef& alpha, const VecV
                                                   dev_ptr<T>(out_rr), st.max_blocks, st.view(), cq.stream()));
 }
 
+template <class T>
+void CudaBackend::convert(QueueImpl& q, const VecView& x, const VecView& y) {
+  if (y.n == 0) return;
+  TESSERA_CUDA_CHECK(
+      launch_convert<T>(dev_ptr<const other_float_t<T>>(x), dev_ptr<T>(y), y.n, vector_blocks_, stream_of(q)));
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, elementwise)
@@ -105,5 +112,6 @@ TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, multiply_dot2)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpby_pair)
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, axpy_multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, convert)
 
 }  // namespace tessera::cuda

@@ -1,4 +1,4 @@
-// The vector algebra (kernels/opencl/vector.cl): fill, axpby and elementwise are one streaming
+// The vector algebra (kernels/opencl/vector.cl): fill, axpby, elementwise and convert are one streaming
 // launch each (vector.wg work-items per group, vector.chunk elements each); axpby_dot and dot2 are a
 // reduction's first pass (reduce.wg x a bounded number of groups, as reduce's gpu kernels) and
 // reduce.cl's final pass into `out` (reduce.hpp), with the partials in the queue's ReduceScratch.
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reduce.hpp"
+#include "tessera/errors.hpp"
 
 namespace tessera::opencl {
 
@@ -141,6 +142,15 @@ void OpenCLBackend::axpby_pair(QueueImpl& qi, const Coef& a1, const VecView& x1,
             x2.offset, b2, y2.data, y2.offset, b2.is_zero() ? 0 : 1, y1.n);
 }
 
+template <class T>
+void OpenCLBackend::convert(QueueImpl& qi, const VecView& x, const VecView& y) {
+  // One side is f64 whichever T is: without cl_khr_fp64 the kernel does not exist (vector.cl).
+  if (const Support s = support(Op::vector, DType::f64); !s.ok)
+    throw NotImplemented(std::string("vector (convert) in ") + to_string(dtype_v<T>) + ": " + s.reason);
+  launch<T>(cl_queue(qi), vector_kernel<T>(*this, "vector_convert"), stream_global<T>(*this, y.n), stream_local(*this),
+            x.data, x.offset, y.data, y.offset, y.n);
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, elementwise)
@@ -149,5 +159,6 @@ TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, multiply_dot2)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpby_pair)
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, axpy_multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, convert)
 
 }  // namespace tessera::opencl

@@ -91,6 +91,14 @@ void ReferenceBackend::axpy_multiply_dot2(QueueImpl& q, const Coef& alpha, const
   multiply_dot2<T>(q, d, r, z, out_rz, out_rr);
 }
 
+template <class T>
+void ReferenceBackend::convert(QueueImpl&, const VecView& xv, const VecView& yv) {
+  // One C++ cast per element: round to nearest on IEEE hardware, out of f32's range -> +-inf.
+  const other_float_t<T>* x = host_ptr<const other_float_t<T>>(xv);
+  T* y = host_ptr<T>(yv);
+  for (std::int64_t i = 0; i < yv.n; ++i) y[i] = static_cast<T>(x[i]);
+}
+
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, fill)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, elementwise)
@@ -99,5 +107,6 @@ TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, dot2)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, multiply_dot2)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpby_pair)
 TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, axpy_multiply_dot2)
+TESSERA_INSTANTIATE_TYPED_OP(ReferenceBackend, convert)
 
 }  // namespace tessera

@@ -14,7 +14,11 @@
 // check_every = 1: the exact iteration at which the tolerance was met, as Eigen's count is.
 // A solve that does not converge is an error row on a generated matrix and an n/a row (with
 // the solver's reason) on a real one; a factorisation that fails (zero or negative pivot) is
-// n/a.
+// n/a. The cases with f32 factors (precond_dtype, f64 solves only) run Tessera alone: their
+// baselines are the f64-factor row's, beside them.
+//
+// The f32-factor rows' iterations and setup_ms say what f32 factors cost in convergence and
+// what their conversion and analysis cost once; their time per iteration says what they gain.
 #pragma once
 
 #include <memory>
@@ -33,13 +37,16 @@
 
 namespace bench {
 
-// The incomplete factorisation named by a case ("ic0" or "ilu0"), set up on q.
+// The incomplete factorisation named by a case ("ic0" or "ilu0"), its factors stored in
+// `storage` ("f32", or empty: T), set up on q.
 template <class T>
 std::unique_ptr<tessera::Preconditioner<T>> incomplete_factorisation(const tessera::Queue& q,
                                                                       const tessera::CsrMatrix<T>& A,
-                                                                      const std::string& name) {
-  if (name == "ic0") return std::make_unique<tessera::Ic0<T>>(q, A);
-  if (name == "ilu0") return std::make_unique<tessera::Ilu0<T>>(q, A);
+                                                                      const std::string& name,
+                                                                      const std::string& storage) {
+  const tessera::DType s = storage == "f32" ? tessera::DType::f32 : tessera::dtype_v<T>;
+  if (name == "ic0") return std::make_unique<tessera::Ic0<T>>(q, A, s);
+  if (name == "ilu0") return std::make_unique<tessera::Ilu0<T>>(q, A, s);
   throw std::invalid_argument("no incomplete factorisation named '" + name + "'");
 }
 
@@ -55,8 +62,8 @@ class TesseraConvergedSolve : public Runner {
         b_(tessera::Vector<T>::from_host(dev, d.b)),
         x_(dev, d.A.rows) {
     try {
-      M_ = incomplete_factorisation<T>(q_, A_, d.precond);  // the first build: compiles, loads
-      M_ = incomplete_factorisation<T>(q_, A_, d.precond);
+      M_ = incomplete_factorisation<T>(q_, A_, d.precond, d.precond_dtype);  // the first build: compiles, loads
+      M_ = incomplete_factorisation<T>(q_, A_, d.precond, d.precond_dtype);
     } catch (const tessera::InvalidArgument& e) {  // a zero or non-positive pivot
       throw Skipped(d.precond + " not possible: " + e.what());
     }
@@ -116,12 +123,16 @@ inline double converged_solve_tolerance(tessera::DType dtype) { return 1e3 * con
 // vector) and, per preconditioner application, both triangular factors (together nnz(A) + rows
 // entries for ILU(0) and IC(0)'s L and L^T: the diagonal is in both of IC(0)'s, in U of ILU(0)'s,
 // whose L diagonal is implicit) with their row pointers, and r read and z written twice (one
-// intermediate vector). cg: 1 spmv + 1 application; bicgstab: 2 + 2.
+// intermediate vector). cg: 1 spmv + 1 application; bicgstab: 2 + 2. With the factors in f32
+// (`f32_factors`, T double) they and the solves' vectors are 4-byte, and the two conversions
+// (r to f32, z back) add a read and a write of each precision.
 template <class T>
-double converged_bytes(const tessera::HostCsr<T>& A, int spmvs, double vector_passes) {
+double converged_bytes(const tessera::HostCsr<T>& A, int spmvs, double vector_passes, bool f32_factors = false) {
   const double s = sizeof(T), rows = static_cast<double>(A.rows), nnz = static_cast<double>(A.nnz());
+  const double f = f32_factors ? 4 : s;
   const double spmv = csr_bytes(A) + 2 * rows * s;
-  const double apply = (nnz + rows) * (s + 4) + 2 * (rows + 1) * 4 + 4 * rows * s;
+  const double convert = f32_factors ? 2 * rows * (s + f) : 0;
+  const double apply = (nnz + rows) * (f + 4) + 2 * (rows + 1) * 4 + 4 * rows * f + convert;
   return spmvs * (spmv + apply) + vector_passes * rows * s;
 }
 // 2 flops per factor entry per application, beside the method's.

@@ -47,6 +47,7 @@ template <class T>
 void set_solver_inputs(CgData<T>& d, const CaseSpec& spec, tessera::DType dtype, std::uint64_t seed) {
   d.b = random_vector<T>(d.A.rows, seed);
   d.precond = spec.precond;
+  d.precond_dtype = spec.precond_dtype;
   d.generated = spec.kind != "mtx";
   if (d.precond.empty()) {
     d.iters = static_cast<int>(spec.get("iters"));

@@ -80,6 +80,10 @@ template <class T>
 cudaError_t launch_axpy_multiply_dot2(const DeviceCoef<T>& alpha, const T* x, const T* d, T* r, T* z, std::int64_t n,
                                       T* out_rz, T* out_rr, int max_blocks, const ReduceScratch& s,
                                       cudaStream_t stream);
+// y = x converted to T from the other float type, rounded to nearest even (a static_cast: f64
+// beyond f32's range gives +-inf). One element per access: the sides' 16-byte packs differ in count.
+template <class T>
+cudaError_t launch_convert(const other_float_t<T>* x, T* y, std::int64_t n, int max_blocks, cudaStream_t stream);
 
 // ---------------------------------------------------------------- spmv (CSR)
 constexpr int kSpmvThreads = 256;

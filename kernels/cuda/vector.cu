@@ -1,5 +1,5 @@
-// The vector algebra: fill, axpby, elementwise, and the fused axpby_dot, dot2, multiply_dot2, axpby_pair and
-// axpy_multiply_dot2. Each is one
+// The vector algebra: fill, axpby, elementwise, convert, and the fused axpby_dot, dot2, multiply_dot2,
+// axpby_pair and axpy_multiply_dot2. Each is one
 // streaming pass, bound by memory traffic, so all share one skeleton (stream_kernel): a
 // grid-stride loop over 16-byte packs (after a scalar head when the views' offsets leave the
 // arrays off a 16-byte boundary, all scalar when they sit differently against it), the block's
@@ -182,6 +182,23 @@ struct AxpyMultiplyDot2Body {
     *out_rz = static_cast<T>(totals[0]);
     *out_rr = static_cast<T>(totals[1]);
   }
+};
+
+// y = x converted from the other float type (T is y's). Element by element only (stream_kernel's
+// VEC = false): a 16-byte pack of y is not one of x.
+template <class T_>
+struct ConvertBody {
+  using T = T_;
+  static constexpr int kSums = 0;
+  const other_float_t<T>* x;
+  T* y;
+  __device__ void setup() {}
+  template <int E>
+  __device__ void apply(std::int64_t i, double (&)[1]) {
+    static_assert(E == 1, "convert runs one element per access");
+    y[i] = static_cast<T>(x[i]);
+  }
+  __device__ void finish(const double*) {}
 };
 
 // Whether a Body has apply_two (two packs per step of the grid-stride loop).
@@ -434,6 +451,14 @@ cudaError_t launch_axpy_multiply_dot2(const DeviceCoef<T>& alpha, const T* x, co
                        s, stream);
 }
 
+template <class T>
+cudaError_t launch_convert(const other_float_t<T>* x, T* y, std::int64_t n, int max_blocks, cudaStream_t stream) {
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>(blocks_for(n, kVectorThreads), 1, max_blocks));
+  stream_kernel<ConvertBody<T>, false><<<blocks, kVectorThreads, 0, stream>>>(ConvertBody<T>{x, y}, n, 0,
+                                                                               ReduceScratch{});
+  return cudaGetLastError();
+}
+
 #define TESSERA_VECTOR_INSTANTIATE(T)                                                                              \
   template cudaError_t launch_fill<T>(const DeviceCoef<T>&, T*, std::int64_t, int, cudaStream_t);                  \
   template cudaError_t launch_axpby<T>(const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*, std::int64_t, \
@@ -449,7 +474,8 @@ cudaError_t launch_axpy_multiply_dot2(const DeviceCoef<T>& alpha, const T* x, co
                                             const DeviceCoef<T>&, const T*, const DeviceCoef<T>&, bool, T*,        \
                                             std::int64_t, int, cudaStream_t);                                      \
   template cudaError_t launch_axpy_multiply_dot2<T>(const DeviceCoef<T>&, const T*, const T*, T*, T*, std::int64_t, \
-                                                    T*, T*, int, const ReduceScratch&, cudaStream_t);
+                                                    T*, T*, int, const ReduceScratch&, cudaStream_t);      \
+  template cudaError_t launch_convert<T>(const other_float_t<T>*, T*, std::int64_t, int, cudaStream_t);
 TESSERA_VECTOR_INSTANTIATE(float)
 TESSERA_VECTOR_INSTANTIATE(double)
 

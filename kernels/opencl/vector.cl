@@ -79,6 +79,24 @@ inline REAL coef(REAL v, __global const REAL* n0, long n0o, __global const REAL*
   return (REAL)(num / den);
 }
 
+// y = x converted from the other float type (OTHER_REAL: f64 into f32 data, f32 into f64),
+// rounded to nearest even as a C++ cast (a float conversion without _sat: out of f32's range
+// gives +-inf). Only on devices with doubles: either side is one (backends/opencl/vector.cpp
+// refuses the call elsewhere). One element per access: the two sides' packs differ in width.
+#if defined(TESSERA_FP64) || defined(TESSERA_ACC_FP64)
+#ifdef TESSERA_FP64
+#define OTHER_REAL float
+#else
+#define OTHER_REAL double
+#endif
+__kernel void vector_convert(__global const OTHER_REAL* x, long xoff, __global REAL* y, long yoff, long n) {
+  x += xoff;
+  y += yoff;
+  FOR_EACH_ELEMENT(i, n) y[i] = TS_CAT(TS_CAT(convert_, REAL), _rte)(x[i]);
+}
+#undef OTHER_REAL
+#endif
+
 // y[i] = value. The coefficient is read before the element is written, so a one-element y may
 // be one of its own factors.
 __kernel void vector_fill(COEF_PARAMS(value), __global REAL* y, long yoff, long n) {

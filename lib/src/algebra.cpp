@@ -12,28 +12,38 @@ namespace tessera {
 
 namespace {
 
-template <class T>
-const Device& check_operands(const char* op, const Queue& q, std::initializer_list<const Vector<T>*> vectors) {
-  const Device& d = (*vectors.begin())->device();
-  for (const Vector<T>* v : vectors) {
-    if (!v->device()) throw InvalidArgument(std::string(op) + ": an operand is empty (default-constructed)");
-    if (v->device() != d)
-      throw DeviceMismatch(std::string(op) + ": operands live on different devices (" + d.spec() + " and " +
-                           v->device().spec() + "); move them to one device first");
-  }
+// An operand's device `v` against the first operand's `d` (both of any dtype).
+void check_device(const char* op, const Device& d, const Device& v) {
+  if (!v) throw InvalidArgument(std::string(op) + ": an operand is empty (default-constructed)");
+  if (v != d)
+    throw DeviceMismatch(std::string(op) + ": operands live on different devices (" + d.spec() + " and " + v.spec() +
+                         "); move them to one device first");
+}
+
+void check_queue(const char* op, const Queue& q, const Device& d) {
   if (q.device() != d)
     throw DeviceMismatch(std::string(op) + ": the queue belongs to " + q.device().spec() + ", the operands to " +
                          d.spec());
+}
+
+void check_size(const char* op, std::int64_t n, std::int64_t m) {
+  if (m != n)
+    throw DimensionMismatch(std::string(op) + ": vectors of " + std::to_string(n) + " and " + std::to_string(m) +
+                            " elements; expected equal sizes");
+}
+
+template <class T>
+const Device& check_operands(const char* op, const Queue& q, std::initializer_list<const Vector<T>*> vectors) {
+  const Device& d = (*vectors.begin())->device();
+  for (const Vector<T>* v : vectors) check_device(op, d, v->device());
+  check_queue(op, q, d);
   return d;
 }
 
 template <class T>
 void check_sizes(const char* op, std::initializer_list<const Vector<T>*> vectors) {
   const std::int64_t n = (*vectors.begin())->size();
-  for (const Vector<T>* v : vectors)
-    if (v->size() != n)
-      throw DimensionMismatch(std::string(op) + ": vectors of " + std::to_string(n) + " and " +
-                              std::to_string(v->size()) + " elements; expected equal sizes");
+  for (const Vector<T>* v : vectors) check_size(op, n, v->size());
 }
 
 template <class T>
@@ -117,6 +127,33 @@ void copy(const Queue& q, const Vector<T>& x, Vector<T>& y) {
   y.storage()->copy_from(q, static_cast<std::size_t>(y.offset()) * sizeof(T), *x.storage(),
                          static_cast<std::size_t>(x.offset()) * sizeof(T), bytes);
 }
+
+namespace {
+
+// copy between dtypes: the backend's convert, whose dtype is y's.
+template <class S, class D>
+void convert_copy(const Queue& q, const Vector<S>& x, Vector<D>& y) {
+  const char* name = "copy";
+  check_device(name, x.device(), x.device());
+  check_device(name, x.device(), y.device());
+  check_queue(name, q, x.device());
+  check_size(name, x.size(), y.size());
+  // Vectors of two dtypes may still share a storage (Vector's storage constructor): compare bytes.
+  const VecView xv = x.view(), yv = y.view();
+  if (xv.data == yv.data && xv.n > 0) {
+    const auto xb = xv.offset * static_cast<std::int64_t>(sizeof(S)), yb = yv.offset * static_cast<std::int64_t>(sizeof(D));
+    if (xb < yb + yv.n * static_cast<std::int64_t>(sizeof(D)) && yb < xb + xv.n * static_cast<std::int64_t>(sizeof(S)))
+      throw InvalidArgument("copy: the output overlaps the input (one storage); a conversion needs separate storage");
+  }
+  if (x.size() == 0) return;
+  detail::Enqueue e(q);
+  e.backend().convert(dtype_v<D>, e.impl(), xv, yv);
+}
+
+}  // namespace
+
+void copy(const Queue& q, const Vector<double>& x, Vector<float>& y) { convert_copy(q, x, y); }
+void copy(const Queue& q, const Vector<float>& x, Vector<double>& y) { convert_copy(q, x, y); }
 
 template <class T>
 void axpby(const Queue& q, detail::same_t<ScalarArg<T>> alpha, const Vector<T>& x, detail::same_t<ScalarArg<T>> beta,
@@ -285,6 +322,8 @@ template <class T>
 void copy(const Vector<T>& x, Vector<T>& y) {
   copy(default_queue(x), x, y);
 }
+void copy(const Vector<double>& x, Vector<float>& y) { copy(default_queue(x), x, y); }
+void copy(const Vector<float>& x, Vector<double>& y) { copy(default_queue(x), x, y); }
 template <class T>
 void scal(detail::same_t<ScalarArg<T>> alpha, Vector<T>& x) {
   scal(default_queue(x), alpha, x);

@@ -41,6 +41,17 @@ void fill(const Queue& q, detail::same_t<ScalarArg<T>> value, Scalar<T>& s);
 /// an event.
 template <class T>
 void copy(const Queue& q, const Vector<T>& x, Vector<T>& y);
+/// y = x converted between f64 and f32 on the device (one pass; the mixed-precision
+/// preconditioners' step between the solve's and the factors' precision). Each element is
+/// rounded to nearest, ties to even, on every device: what `static_cast<float>(double)` gives on
+/// IEEE hardware, so a finite value beyond f32's range becomes +-inf and NaN stays NaN; f32 to
+/// f64 is exact. Errors, with nothing written: DimensionMismatch (sizes differ), DeviceMismatch
+/// (x, y and q not on one device), InvalidArgument (an empty operand, or x and y overlapping
+/// bytes of one storage), NotImplemented on a device without f64 (OpenCL without cl_khr_fp64).
+///@{
+void copy(const Queue& q, const Vector<double>& x, Vector<float>& y);
+void copy(const Queue& q, const Vector<float>& x, Vector<double>& y);
+///@}
 /// x = alpha * x.
 template <class T>
 void scal(const Queue& q, detail::same_t<ScalarArg<T>> alpha, Vector<T>& x);
@@ -115,6 +126,8 @@ template <class T>
 void fill(detail::same_t<ScalarArg<T>> value, Vector<T>& y);
 template <class T>
 void copy(const Vector<T>& x, Vector<T>& y);
+void copy(const Vector<double>& x, Vector<float>& y);
+void copy(const Vector<float>& x, Vector<double>& y);
 template <class T>
 void scal(detail::same_t<ScalarArg<T>> alpha, Vector<T>& x);
 template <class T>

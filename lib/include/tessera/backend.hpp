@@ -345,6 +345,11 @@ class Backend {
   virtual void axpy_multiply_dot2(DType, QueueImpl& q, const Coef& alpha, const VecView& x, const VecView& d,
                                   const VecView& r, const VecView& z, const VecView& out_rz,
                                   const VecView& out_rr) = 0;
+  /// y = x converted to the operation's dtype from the other one (f32 y from f64 x, f64 y from
+  /// f32 x; the dtype names y's type): each element rounded to nearest, ties to even, as a C++
+  /// cast on IEEE hardware (a finite f64 beyond f32's range becomes +-inf; NaN stays NaN). x and y
+  /// do not overlap (lib/ checks).
+  virtual void convert(DType, QueueImpl& q, const VecView& x, const VecView& y) = 0;
 
   // ---- optional ----
   /// A device clock for timing work on queue q (CUDA events, OpenCL profiling events), or null

@@ -84,6 +84,8 @@
       (QueueImpl & q, const Coef& alpha, const VecView& x, const VecView& d, const VecView& r, const VecView& z, \
        const VecView& out_rz, const VecView& out_rr),                                                       \
       (q, alpha, x, d, r, z, out_rz, out_rr)
+#define TESSERA_OP_convert \
+  Op::vector, void, convert, (QueueImpl & q, const VecView& x, const VecView& y), (q, x, y)
 ///@}
 
 // Helpers: expand an entry into a macro's five arguments; strip a parameter list's parentheses.
@@ -111,7 +113,8 @@
   TESSERA_APPLY_(X, TESSERA_OP_dot2)                                                                       \
   TESSERA_APPLY_(X, TESSERA_OP_multiply_dot2)                                                              \
   TESSERA_APPLY_(X, TESSERA_OP_axpby_pair)                                                                 \
-  TESSERA_APPLY_(X, TESSERA_OP_axpy_multiply_dot2)
+  TESSERA_APPLY_(X, TESSERA_OP_axpy_multiply_dot2)                                                         \
+  TESSERA_APPLY_(X, TESSERA_OP_convert)
 
 /// \def TESSERA_TYPED_BACKEND_OPERATIONS
 /// Inside a class derived from TypedBackend<Derived>: declares the typed operations

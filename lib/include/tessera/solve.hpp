@@ -101,7 +101,8 @@ struct SolveResult {
 /// z = M^-1 r for a preconditioner M of A. apply is enqueued on q and must not wait for the
 /// device (it runs in every iteration); z and r are distinct vectors of A's size on q's device.
 /// A preconditioner may be used by several solves one after another, and by concurrent solves
-/// only where its apply says so (those below allocate nothing in apply and may be shared).
+/// only where its apply says so (those below allocate nothing in apply and may be shared,
+/// except Ilu0 and Ic0 with f32 storage in a double solve, whose apply writes a vector they hold).
 template <class T>
 class Preconditioner {
  public:
@@ -160,28 +161,60 @@ class Jacobi final : public Preconditioner<T> {
   double seconds_ = 0.0;
 };
 
+namespace detail {
+/// The two triangular solves of Ilu0 and Ic0 (lib/src/solve/factor_solves.cpp), with the factors
+/// stored in T or, for a double solve, in f32 (then r and z pass through `scratch` converted).
+template <class T>
+struct FactorSolves {
+  SptrsvPlan<T> lower, upper;              // storage == T
+  SptrsvPlan<float> lower_f32, upper_f32;  // storage f32 (T = double)
+  Vector<float> scratch;                   // r, then z, in f32: the solves run in place
+  DType storage = dtype_v<T>;
+  std::int64_t size = 0;
+  Device device;
+  void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const;
+};
+}  // namespace detail
+
 /// ILU(0): A ~ L U with L unit lower and U upper triangular on the sparsity pattern of A (no
 /// fill). Factorised once on the host (A is downloaded: a host wait; the factorisation is
 /// sequential, O(sum over rows of row length^2)), uploaded as two CSR matrices and applied with
 /// two sparse triangular solves (sptrsv_analyze once, sptrsv_solve per apply) on the device.
 /// Throws DimensionMismatch for a non-square A and InvalidArgument naming the row of a missing
 /// diagonal entry or of a zero pivot.
+///
+/// Storage precision: `storage` DType::f32 in a double solve keeps the factors in f32 (a mixed-
+/// precision preconditioner, Ginkgo's "storage precision"): each apply converts r to f32, runs
+/// both triangular solves in f32 and converts z back (copy between dtypes). The factorisation is
+/// still computed in double; only its result is rounded. It halves the bytes the solves move (the
+/// triangular solves dominate an iteration), and an f32 approximation of M^-1 is as good a
+/// preconditioner where the factorisation is itself only approximate (no fill): the iteration
+/// counts match f64 storage on the Laplacians, a convection-diffusion M-matrix and the real
+/// matrices of tests/test_solve_mixed.cpp. Not everywhere: on an indefinite matrix (a 2D
+/// Laplacian with only its east coefficient made -1.6) BiCGSTAB + ILU(0) took twice the
+/// iterations with f32 factors (~480 against ~240), so compare both where a matrix is hard
+/// (tessera-solve --precond-dtype). The apply then
+/// writes a scratch vector held here: concurrent solves must not share one such preconditioner.
+/// Throws InvalidArgument for f64 storage in a float solve, NotImplemented where the device has
+/// no f64 (the conversion).
 template <class T>
 class Ilu0 final : public Preconditioner<T> {
  public:
-  /// Factorises A (see the class comment) and analyses the factors on q.
-  Ilu0(const Queue& q, const CsrMatrix<T>& A);
+  /// Factorises A (see the class comment) and analyses the factors, stored in `storage`, on q.
+  Ilu0(const Queue& q, const CsrMatrix<T>& A, DType storage = dtype_v<T>);
   /// The same on A's default queue.
-  explicit Ilu0(const CsrMatrix<T>& A) : Ilu0(A.device().queue(), A) {}
+  explicit Ilu0(const CsrMatrix<T>& A, DType storage = dtype_v<T>) : Ilu0(A.device().queue(), A, storage) {}
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
-  std::int64_t size() const override { return lower_.matrix().rows(); }
-  const Device& device() const override { return lower_.matrix().device(); }
+  std::int64_t size() const override { return solves_.size; }
+  const Device& device() const override { return solves_.device; }
   double setup_seconds() const override { return seconds_; }
-  std::string name() const override { return "ilu0"; }
+  /// "ilu0", or "ilu0(f32)" with f32 storage in a double solve.
+  std::string name() const override;
   double factor_seconds() const { return factor_seconds_; }  ///< of which the host factorisation
+  DType storage() const { return solves_.storage; }  ///< the factors' precision
 
  private:
-  SptrsvPlan<T> lower_, upper_;
+  detail::FactorSolves<T> solves_;
   double seconds_ = 0.0, factor_seconds_ = 0.0;
 };
 
@@ -190,23 +223,25 @@ class Ilu0 final : public Preconditioner<T> {
 /// as Ilu0, uploaded as L and as L^T (an upper CSR built on the host) and applied with two sparse
 /// triangular solves. Throws DimensionMismatch for a non-square A and InvalidArgument naming
 /// the row of a missing diagonal entry or a non-positive pivot (A not SPD, or IC(0) breaks
-/// down on it).
+/// down on it). Storage precision: as Ilu0's.
 template <class T>
 class Ic0 final : public Preconditioner<T> {
  public:
-  /// Factorises A and analyses the factors on q.
-  Ic0(const Queue& q, const CsrMatrix<T>& A);
+  /// Factorises A and analyses the factors, stored in `storage`, on q.
+  Ic0(const Queue& q, const CsrMatrix<T>& A, DType storage = dtype_v<T>);
   /// The same on A's default queue.
-  explicit Ic0(const CsrMatrix<T>& A) : Ic0(A.device().queue(), A) {}
+  explicit Ic0(const CsrMatrix<T>& A, DType storage = dtype_v<T>) : Ic0(A.device().queue(), A, storage) {}
   void apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const override;
-  std::int64_t size() const override { return lower_.matrix().rows(); }
-  const Device& device() const override { return lower_.matrix().device(); }
+  std::int64_t size() const override { return solves_.size; }
+  const Device& device() const override { return solves_.device; }
   double setup_seconds() const override { return seconds_; }
-  std::string name() const override { return "ic0"; }
+  /// "ic0", or "ic0(f32)" with f32 storage in a double solve.
+  std::string name() const override;
   double factor_seconds() const { return factor_seconds_; }  ///< of which the host factorisation
+  DType storage() const { return solves_.storage; }  ///< the factors' precision
 
  private:
-  SptrsvPlan<T> lower_, upper_;
+  detail::FactorSolves<T> solves_;
   double seconds_ = 0.0, factor_seconds_ = 0.0;
 };
 

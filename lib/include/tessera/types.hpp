@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <string>
 
 namespace tessera {
@@ -27,6 +28,11 @@ struct dtype_of<double> {
 /// The DType of T: dtype_of<T>::value.
 template <class T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
+
+/// The other floating-point type: double for float, float for double (the source of
+/// Backend::convert, whose dtype names the destination).
+template <class T>
+using other_float_t = std::conditional_t<std::is_same_v<T, float>, double, float>;
 
 inline std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 8; }  ///< bytes of one element
 inline const char* to_string(DType t) { return t == DType::f32 ? "f32" : "f64"; }  ///< "f32" or "f64"

@@ -2,18 +2,21 @@
 // ("up-looking") incomplete Cholesky on the pattern of A's lower triangle, in double whatever T
 // is; l_ik = (a_ik - sum_{j<k} l_ij l_kj) / l_kk and l_ii = sqrt(a_ii - sum_{j<i} l_ij^2),
 // with row i's finished entries scattered into a dense work row so each sum is one pass over
-// row k. Uploaded as L, and as L^T built by CsrMatrix::transposed (an upper CSR).
+// row k. Uploaded as L, and as L^T built by CsrMatrix::transposed (an upper CSR), in the storage
+// precision asked for (factor_solves.hpp).
 #include <cmath>
 #include <string>
 
 #include "solve/driver.hpp"
+#include "solve/factor_solves.hpp"
 #include "solve/host_rows.hpp"
 
 namespace tessera {
 
 template <class T>
-Ic0<T>::Ic0(const Queue& q, const CsrMatrix<T>& A) {
+Ic0<T>::Ic0(const Queue& q, const CsrMatrix<T>& A, DType storage) {
   const auto t0 = solve_detail::Clock::now();
+  solve_detail::check_storage<T>("Ic0", storage);
   if (A.device() && q.device() != A.device())
     throw DeviceMismatch("Ic0: the queue belongs to " + q.device().spec() + ", A to " + A.device().spec());
   const auto [a, diag] = solve_detail::sorted_rows("Ic0", A);
@@ -47,16 +50,18 @@ Ic0<T>::Ic0(const Queue& q, const CsrMatrix<T>& A) {
     L.values[last] = std::sqrt(d);
   }
   factor_seconds_ = solve_detail::seconds_since(t_factor);
-  const auto lower = CsrMatrix<T>::from_host(A.device(), solve_detail::to_dtype<T>(L));
-  lower_ = sptrsv_analyze(q, Uplo::lower, Diag::non_unit, lower);
-  upper_ = sptrsv_analyze(q, Uplo::upper, Diag::non_unit, lower.transposed());
+  solves_ = solve_detail::factor_solves<T>("Ic0", q, A.device(), L, Diag::non_unit, nullptr, storage);
   seconds_ = solve_detail::seconds_since(t0);
 }
 
 template <class T>
 void Ic0<T>::apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const {
-  sptrsv_solve(q, lower_, r, z);
-  sptrsv_solve(q, upper_, z, z);
+  solves_.apply(q, r, z);
+}
+
+template <class T>
+std::string Ic0<T>::name() const {
+  return solve_detail::storage_name("ic0", solves_);
 }
 
 template class Ic0<float>;

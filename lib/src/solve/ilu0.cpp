@@ -2,18 +2,21 @@
 // rows (row i needs every earlier row k it references), done once per matrix; a device
 // version (level-scheduled, or Chow-Patel's fixed-point sweeps) is future work, and setup_seconds
 // reports what the host costs. The IKJ variant (Saad, alg. 10.4) in double whatever T is, then
-// uploaded as L (strict lower, unit diagonal implied) and U (upper with the diagonal).
+// uploaded as L (strict lower, unit diagonal implied) and U (upper with the diagonal), in the
+// storage precision asked for (factor_solves.hpp).
 #include <cmath>
 #include <string>
 
 #include "solve/driver.hpp"
+#include "solve/factor_solves.hpp"
 #include "solve/host_rows.hpp"
 
 namespace tessera {
 
 template <class T>
-Ilu0<T>::Ilu0(const Queue& q, const CsrMatrix<T>& A) {
+Ilu0<T>::Ilu0(const Queue& q, const CsrMatrix<T>& A, DType storage) {
   const auto t0 = solve_detail::Clock::now();
+  solve_detail::check_storage<T>("Ilu0", storage);
   if (A.device() && q.device() != A.device())
     throw DeviceMismatch("Ilu0: the queue belongs to " + q.device().spec() + ", A to " + A.device().spec());
   auto [a, diag] = solve_detail::sorted_rows("Ilu0", A);
@@ -46,15 +49,18 @@ Ilu0<T>::Ilu0(const Queue& q, const CsrMatrix<T>& A) {
     U.row_ptr.push_back(static_cast<std::int32_t>(U.col_idx.size()));
   }
   factor_seconds_ = solve_detail::seconds_since(t_factor);
-  lower_ = sptrsv_analyze(q, Uplo::lower, Diag::unit, CsrMatrix<T>::from_host(A.device(), solve_detail::to_dtype<T>(L)));
-  upper_ = sptrsv_analyze(q, Uplo::upper, Diag::non_unit, CsrMatrix<T>::from_host(A.device(), solve_detail::to_dtype<T>(U)));
+  solves_ = solve_detail::factor_solves<T>("Ilu0", q, A.device(), L, Diag::unit, &U, storage);
   seconds_ = solve_detail::seconds_since(t0);
 }
 
 template <class T>
 void Ilu0<T>::apply(const Queue& q, const Vector<T>& r, Vector<T>& z) const {
-  sptrsv_solve(q, lower_, r, z);
-  sptrsv_solve(q, upper_, z, z);
+  solves_.apply(q, r, z);
+}
+
+template <class T>
+std::string Ilu0<T>::name() const {
+  return solve_detail::storage_name("ilu0", solves_);
 }
 
 template class Ilu0<float>;
