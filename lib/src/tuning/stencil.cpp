@@ -35,12 +35,14 @@ const std::vector<ParamSpec>& stencil_params() {
       // sized by stencil.time_block_bytes (backends/cpu/stencil.cpp, plan_time_blocking).
       // GPU (CUDA, NVIDIA OpenCL): the 7-point (radius 1) case, T steps per pass in tiles of
       // tb_lx x tb_ly cells whose inner (tb_lx - 2T) x (tb_ly - 2T) are written; taken for grids
-      // beyond the 50-60 MB L2 of an H100 / H200. Off by default on GPUs (1): the CUDA kernel has
-      // not yet run on a GPU and neither has been measured there (the OpenCL one is tested on
-      // PoCL); opt in with TESSERA_TUNE=cuda:stencil.time_block=2 (ctest cuda.stencil_time_blocked
-      // and opencl.stencil_time_blocked force it on the test grids).
+      // beyond the 50-60 MB L2 of an H100 / H200. Measured on an H100 (512^3 f32, 16 steps,
+      // bench/RESULTS.md): NVIDIA OpenCL 9.54 ms one step per pass, 8.49 / 6.83 / 6.97 ms with
+      // 2 / 3 / 4 steps: 3 on opencl/nvidia; the CUDA kernel is slower than its one-step kernel
+      // (7.49 ms; 9.12 / 9.16 / 10.99), so CUDA stays at 1 until it is reworked. Elsewhere 1: not
+      // measured (ctest cuda.stencil_time_blocked and opencl.stencil_time_blocked force it on
+      // the test grids).
       {"stencil.time_block", "3D stencil: time steps per pass through memory (1: one step per pass)", 1, 64,
-       Shape::any, {{"cpu/*", 8}, {"cuda/*", 1}, {"opencl/*", 1}}},
+       Shape::any, {{"cpu/*", 8}, {"cuda/*", 1}, {"opencl/nvidia", 3}, {"opencl/*", 1}}},
       {"stencil.time_block_min_bytes",
        "3D stencil: grids (both buffers) above this many bytes are blocked in time (cpu, 0: the last-level cache)", 0,
        1LL << 50, Shape::any, {{"cpu/*", 0}, {"cuda/*", 64LL << 20}, {"opencl/*", 64LL << 20}}},
