@@ -155,8 +155,11 @@ class CsrMatrix {
   /// which depends on row lengths only, is reused) and the row statistics. What does not: an
   /// SptrsvPlan made before copies the values (its diagonal and triangle), so sptrsv_solve
   /// with it throws InvalidArgument (analyse again); the cached transpose (spmv_transposed) is
-  /// dropped and rebuilt at its next use; the diagonal is recomputed. Must not run while
-  /// another thread uses the matrix (as any write to a container).
+  /// dropped and rebuilt at its next use; the diagonal is recomputed. A SELL-C-sigma SpMV plan
+  /// (spmv.format) holds a copy of the values and is rebuilt at the next spmv call, but a
+  /// recorded graph (Queue::begin_capture) that captured such an spmv replays the old copy:
+  /// record again after update_values (CSR plans read the values in place and need nothing).
+  /// Must not run while another thread uses the matrix (as any write to a container).
   void update_values(const std::vector<T>& values);
   /// Counts update_values calls on this matrix's storage (0 after from_host): what an analysis
   /// depending on the values records, to detect that they changed.
