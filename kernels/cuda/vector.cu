@@ -144,46 +144,6 @@ struct AxpbyPairBody {
   __device__ void finish(const double*) {}
 };
 
-// r = r + a x (rounded to T), z = d * r, and the sums r . z, r . r: CG's residual update, Jacobi
-// apply and both dots in one pass.
-template <class T_>
-struct AxpyMultiplyDot2Body {
-  using T = T_;
-  static constexpr int kSums = 2;
-  DeviceCoef<T> alpha;
-  const T* x;
-  const T* d;
-  T* r;
-  T* z;
-  T* out_rz;
-  T* out_rr;
-  double a;
-  __device__ void setup() {
-    double unused;
-    block_coefs(alpha, alpha, a, unused);
-  }
-  template <int E>
-  __device__ void apply(std::int64_t i, double (&acc)[2]) {
-    const Pack<T, E> rs = axpby_pack<T, E, false>(a, x + i, 1.0, r + i);
-    const Pack<T, E> ds = load_pack<E>(d + i);
-    store_pack<E>(r + i, rs);
-    Pack<T, E> zs;
-#pragma unroll
-    for (int k = 0; k < E; ++k) zs.v[k] = ds.v[k] * rs.v[k];
-    store_pack<E>(z + i, zs);
-#pragma unroll
-    for (int k = 0; k < E; ++k) {
-      const double rk = static_cast<double>(rs.v[k]);
-      acc[0] = fma(rk, static_cast<double>(zs.v[k]), acc[0]);
-      acc[1] = fma(rk, rk, acc[1]);
-    }
-  }
-  __device__ void finish(const double* totals) {
-    *out_rz = static_cast<T>(totals[0]);
-    *out_rr = static_cast<T>(totals[1]);
-  }
-};
-
 // y = x converted from the other float type (T is y's). Element by element only (stream_kernel's
 // VEC = false): a 16-byte pack of y is not one of x.
 template <class T_>
@@ -283,19 +243,36 @@ struct Dot2Body {
   }
 };
 
-template <class T_>
+// z = d * r and the sums r . z, r . r; with UPDATE first r = r + a x (rounded to T): CG's
+// residual update, Jacobi apply and both dots in one pass (axpy_multiply_dot2).
+template <class T_, bool UPDATE>
 struct MultiplyDot2Body {
   using T = T_;
   static constexpr int kSums = 2;
+  DeviceCoef<T> alpha;  // UPDATE only
+  const T* x;           // UPDATE only
   const T* d;
-  const T* r;
+  T* r;                 // written with UPDATE only
   T* z;
   T* out_rz;
   T* out_rr;
-  __device__ void setup() {}
+  double a;
+  __device__ void setup() {
+    if constexpr (UPDATE) {
+      double unused;
+      block_coefs(alpha, alpha, a, unused);
+    }
+  }
   template <int E>
   __device__ void apply(std::int64_t i, double (&acc)[2]) {
-    const Pack<T, E> ds = load_pack<E>(d + i), rs = load_pack<E>(r + i);
+    const Pack<T, E> ds = load_pack<E>(d + i);
+    Pack<T, E> rs;
+    if constexpr (UPDATE) {
+      rs = axpby_pack<T, E, false>(a, x + i, 1.0, r + i);
+      store_pack<E>(r + i, rs);
+    } else {
+      rs = load_pack<E>(r + i);
+    }
     Pack<T, E> zs;
 #pragma unroll
     for (int k = 0; k < E; ++k) zs.v[k] = ds.v[k] * rs.v[k];
@@ -421,7 +398,9 @@ cudaError_t launch_dot2(const T* x, const T* y, const T* z, std::int64_t n, T* o
 template <class T>
 cudaError_t launch_multiply_dot2(const T* d, const T* r, T* z, std::int64_t n, T* out_rz, T* out_rr, int max_blocks,
                                  const ReduceScratch& s, cudaStream_t stream) {
-  return launch_stream(MultiplyDot2Body<T>{d, r, z, out_rz, out_rr}, n, {d, r, z}, max_blocks, s, stream);
+  // r is only read without UPDATE.
+  return launch_stream(MultiplyDot2Body<T, false>{DeviceCoef<T>{}, nullptr, d, const_cast<T*>(r), z, out_rz, out_rr, 0.0},
+                       n, {d, r, z}, max_blocks, s, stream);
 }
 
 template <class T>
@@ -431,15 +410,15 @@ cudaError_t launch_axpby_pair(const DeviceCoef<T>& a1, const T* x1, const Device
   const ReduceScratch none{};
   const std::initializer_list<const void*> arrays = {x1, y1, x2, y2};
   if (b1_zero && b2_zero)
-    return launch_stream(AxpbyPairBody<T, true, true>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+    return launch_stream(AxpbyPairBody<T, true, true>{a1, b1, a2, b2, x1, y1, x2, y2, 0.0, 0.0, 0.0, 0.0}, n, arrays, max_blocks, none,
                          stream);
   if (b1_zero)
-    return launch_stream(AxpbyPairBody<T, true, false>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+    return launch_stream(AxpbyPairBody<T, true, false>{a1, b1, a2, b2, x1, y1, x2, y2, 0.0, 0.0, 0.0, 0.0}, n, arrays, max_blocks, none,
                          stream);
   if (b2_zero)
-    return launch_stream(AxpbyPairBody<T, false, true>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+    return launch_stream(AxpbyPairBody<T, false, true>{a1, b1, a2, b2, x1, y1, x2, y2, 0.0, 0.0, 0.0, 0.0}, n, arrays, max_blocks, none,
                          stream);
-  return launch_stream(AxpbyPairBody<T, false, false>{a1, b1, a2, b2, x1, y1, x2, y2}, n, arrays, max_blocks, none,
+  return launch_stream(AxpbyPairBody<T, false, false>{a1, b1, a2, b2, x1, y1, x2, y2, 0.0, 0.0, 0.0, 0.0}, n, arrays, max_blocks, none,
                        stream);
 }
 
@@ -447,7 +426,7 @@ template <class T>
 cudaError_t launch_axpy_multiply_dot2(const DeviceCoef<T>& alpha, const T* x, const T* d, T* r, T* z, std::int64_t n,
                                       T* out_rz, T* out_rr, int max_blocks, const ReduceScratch& s,
                                       cudaStream_t stream) {
-  return launch_stream(AxpyMultiplyDot2Body<T>{alpha, x, d, r, z, out_rz, out_rr, 0.0}, n, {x, d, r, z}, max_blocks,
+  return launch_stream(MultiplyDot2Body<T, true>{alpha, x, d, r, z, out_rz, out_rr, 0.0}, n, {x, d, r, z}, max_blocks,
                        s, stream);
 }
 
