@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 
 #include "device_class.hpp"
@@ -282,51 +281,25 @@ cl::Kernel& OpenCLBackend::kernel(const char* file, DType dt, const std::string&
   return programs_->kernel(file, options, name);
 }
 
-void OpenCLBackend::set_value(cl::Kernel& k, cl_uint i, std::size_t size, const void* value, bool remember) {
-  // The value as 8 bytes (every by-value argument of the kernels is at most a long or a double).
-  std::uint64_t bits = 0;
-  if (value != nullptr) std::memcpy(&bits, value, std::min(size, sizeof bits));
-  std::vector<LastArg>& last = last_args_[k()];
-  if (last.size() <= i) last.resize(i + 1);
-  LastArg& a = last[i];
-  if (remember && a.known && a.size == size && a.bits == bits) return;  // already set on this kernel object
-  k.setArg(i, size, value);
-  a = LastArg{remember, size, bits};
-}
-
 void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, void* handle) {
   cl_mem m = mem(handle);  // may be null for an empty or absent operand, which OpenCL allows
-  // A null buffer is remembered (no object behind it); a real one is set every time: its
-  // handle's value may come back for a new buffer after it is released.
   if (m == nullptr)
-    set_value(k, i++, sizeof(cl_mem), nullptr, true);  // the kernel's pointer is then NULL (clSetKernelArg)
+    k.setArg(i++, sizeof(cl_mem), nullptr);  // the kernel's pointer is then NULL (clSetKernelArg)
   else
-    set_value(k, i++, sizeof(cl_mem), &m, false);
+    k.setArg(i++, sizeof(cl_mem), &m);
 }
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::Buffer& b) {
-  cl_mem m = b();
-  set_value(k, i++, sizeof(cl_mem), &m, false);
-}
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, int v) {
-  const cl_int x = v;
-  set_value(k, i++, sizeof x, &x, true);
-}
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::Buffer& b) { k.setArg(i++, b); }
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, int v) { k.setArg(i++, static_cast<cl_int>(v)); }
 void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, std::int64_t v) {
-  const cl_long x = v;
-  set_value(k, i++, sizeof x, &x, true);
+  k.setArg(i++, static_cast<cl_long>(v));
 }
 void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType dt, Real v) {
-  if (dt == DType::f32) {
-    const cl_float x = static_cast<cl_float>(v.value);
-    set_value(k, i++, sizeof x, &x, true);
-  } else {
-    const cl_double x = v.value;
-    set_value(k, i++, sizeof x, &x, true);
-  }
+  if (dt == DType::f32)
+    k.setArg(i++, static_cast<cl_float>(v.value));
+  else
+    k.setArg(i++, static_cast<cl_double>(v.value));
 }
-void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::LocalSpaceArg& v) {
-  set_value(k, i++, v.size_, nullptr, false);  // local memory: a size, no value
-}
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType, const cl::LocalSpaceArg& v) { k.setArg(i++, v); }
 void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint& i, DType dt, const Coef& c) {
   set_arg(k, i, dt, Real{c.value});
   for (const ScalarRef* s : {&c.num[0], &c.num[1], &c.den[0], &c.den[1]}) {

@@ -127,10 +127,6 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   // Nine arguments: the value (as Real), then (buffer, element offset) of num[0], num[1],
   // den[0], den[1]; an absent factor is a null buffer (kernels/opencl/vector.cl, COEF_PARAMS).
   void set_arg(cl::Kernel& k, cl_uint& i, DType dt, const Coef& c);
-  // clSetKernelArg(k, i, size, value), skipped when `remember` and the same by-value argument is
-  // already set at i on this kernel object: a launch on NVIDIA's OpenCL costs ~8 us of host time
-  // for an axpy's 24 arguments, and a CG iteration sets the same ones every time. Under mutex_.
-  void set_value(cl::Kernel& k, cl_uint i, std::size_t size, const void* value, bool remember);
   // A new queue object around `queue`, remembered for synchronize().
   std::shared_ptr<QueueImpl> adopt(cl::CommandQueue queue);
 
@@ -150,12 +146,6 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   std::size_t base_align_bits_ = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: every buffer's alignment
   std::unique_ptr<ProgramCache> programs_;
   std::unordered_map<std::type_index, std::shared_ptr<void>> states_;
-  struct LastArg {  // what set_value last set at one index of one kernel object
-    bool known = false;
-    std::size_t size = 0;
-    std::uint64_t bits = 0;
-  };
-  std::unordered_map<cl_kernel, std::vector<LastArg>> last_args_;
   std::mutex mutex_;  // what queues share: kernel objects (setArg + enqueue), programs, states_
   std::mutex queues_mutex_;
   std::vector<std::weak_ptr<OpenClQueue>> queues_;  // every live queue, for synchronize()
