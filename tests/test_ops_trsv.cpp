@@ -278,3 +278,48 @@ TEST_CASE_TEMPLATE("trsv and trsm agree: trsm with one column is trsv", T, float
     });
   }
 }
+
+// The blocked kernels round n up to whole blocks; the rows past n must be neither read as data
+// nor written. The solved rows are a view at the top of a taller matrix (and of a longer
+// vector) whose remaining rows hold a sentinel that must come back unchanged. (PoCL 3.1 once
+// compiled a guarded store of the GPU kernel as unguarded: rows past n were overwritten.)
+TEST_CASE_TEMPLATE("trsv and trsm write nothing past the last solved row", T, float, double) {
+  const T sentinel = T(7.25);
+  const std::int64_t extra = 70;  // more than one block of any class past n
+  std::uint32_t seed = 8100;
+  for (std::int64_t n : {std::int64_t{65}, std::int64_t{100}, std::int64_t{300}})
+    for (std::int64_t nrhs : {std::int64_t{3}, std::int64_t{64}})
+      for (Uplo uplo : uplos)
+        for (Trans trans : transes) {
+          const std::int64_t ldb = nrhs + 2;  // the padding columns must stay untouched too
+          const auto ha = triangular_host<T>(n, n, uplo, Diag::non_unit, ++seed);
+          const auto hb = random_vector<T>(static_cast<std::size_t>(n * ldb), ++seed);
+          std::vector<T> tall(static_cast<std::size_t>((n + extra) * ldb), sentinel);
+          for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < nrhs; ++j)
+              tall[static_cast<std::size_t>(i * ldb + j)] = hb[static_cast<std::size_t>(i * ldb + j)];
+          std::ostringstream w;
+          w << "n=" << n << " nrhs=" << nrhs << " " << name(uplo) << " " << name(trans);
+          for_each_device<T>(Op::trsm, [&](const Device& d) {
+            const auto A = DenseMatrix<T>::from_host(d, n, n, ha);
+            DenseMatrix<T> B(d, n + extra, nrhs + 2);
+            B.upload(tall.data(), ldb);
+            DenseMatrix<T> top = B.block(0, 0, n, nrhs);
+            trsm(uplo, trans, Diag::non_unit, T(1), A, top);
+            std::vector<T> hx0(static_cast<std::size_t>(n + extra), sentinel);
+            std::copy(hb.begin(), hb.begin() + n, hx0.begin());
+            auto x = Vector<T>::from_host(d, hx0);
+            auto xv = x.sub(0, n);
+            trsv(uplo, trans, Diag::non_unit, A, xv);
+            const auto hB = B.to_host(), hx = x.to_host();
+            int bad_b = 0, bad_x = 0;
+            for (std::int64_t i = 0; i < n + extra; ++i)
+              for (std::int64_t j = 0; j < ldb; ++j)
+                if (i >= n || j >= nrhs) bad_b += hB[static_cast<std::size_t>(i * ldb + j)] != sentinel;
+            for (std::size_t i = static_cast<std::size_t>(n); i < hx.size(); ++i) bad_x += hx[i] != sentinel;
+            CHECK_MESSAGE(bad_b == 0, w.str() << ": trsm changed " << bad_b << " elements outside its n x nrhs block");
+            CHECK_MESSAGE(bad_x == 0, w.str() << ": trsv changed " << bad_x << " elements past element n");
+            CHECK(all_finite(std::vector<T>(hx.begin(), hx.begin() + n)));
+          });
+        }
+}

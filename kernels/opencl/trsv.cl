@@ -125,37 +125,42 @@ __kernel __attribute__((reqd_work_group_size(TRSV_BLOCK, 1, 1))) void trsm_step_
   const long c = get_global_id(1);
   const long r0 = block_first(s + g, nb, forward);
   const long r = r0 + t;
-  if (s > 0) {
-    // The previous block is entirely inside the matrix except when it is the ragged last
-    // block (solved first going backward): its rows past n hold x = 0 and contribute nothing.
-    const long p0 = block_first(s - 1, nb, forward);
-    xv[t] = p0 + t < n ? B[(p0 + t) * ldb + c] : 0;
-    REAL acc = 0;
-    for (int j0 = 0; j0 < TRSV_BLOCK; j0 += TW) {
-      load_tile(T, A, lda, n, trans, r0, p0 + j0, t);
-      barrier(CLK_LOCAL_MEM_FENCE);
+  // No barrier sits under a condition, though both conditions below are uniform in the group:
+  // PoCL 3.1 then treated the per-row test `r < n` after the update loop as uniform too (work-item
+  // 0's answer for all), and the rows past n of the ragged block were read and written (found
+  // under valgrind; the test "gpu cases: trsm with 64 right-hand sides" crashed at times).
+  const bool update = s > 0;
+  // The previous block is entirely inside the matrix except when it is the ragged last block
+  // (solved first going backward): its rows past n hold x = 0 and contribute nothing.
+  const long p0 = update ? block_first(s - 1, nb, forward) : 0;
+  if (update) xv[t] = p0 + t < n ? B[(p0 + t) * ldb + c] : 0;
+  REAL acc = 0;
+  for (int j0 = 0; j0 < TRSV_BLOCK; j0 += TW) {
+    if (update) load_tile(T, A, lda, n, trans, r0, p0 + j0, t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (update)
       for (int jj = 0; jj < TW; ++jj) acc += T[t][jj] * xv[j0 + jj];
-      barrier(CLK_LOCAL_MEM_FENCE);  // before T (and, after the loop, xv) is reused
-    }
-    if (r < n) B[r * ldb + c] -= acc;
+    barrier(CLK_LOCAL_MEM_FENCE);  // before T (and, after the loop, xv) is reused
   }
-  if (g == 0) {
-    xv[t] = r < n ? B[r * ldb + c] : 0;  // rows past n: x = 0 and an identity row
-    // Unknown j is final once its row has received every earlier update and been divided;
-    // each work-item writes only its own xv[t], so one barrier per unknown suffices.
-    for (int q = 0; q < TRSV_BLOCK / TW; ++q) {
-      const int j0 = forward ? q * TW : TRSV_BLOCK - (q + 1) * TW;
-      load_tile(T, A, lda, n, trans, r0, r0 + j0, t);
+  // Group 0 solves the diagonal block; the other groups pass the same barriers doing nothing.
+  const bool solve = g == 0;
+  const REAL b = r < n ? B[r * ldb + c] - acc : 0;  // rows past n: x = 0 and an identity row
+  if (update && !solve && r < n) B[r * ldb + c] = b;
+  if (solve) xv[t] = b;
+  // Unknown j is final once its row has received every earlier update and been divided;
+  // each work-item writes only its own xv[t], so one barrier per unknown suffices.
+  for (int q = 0; q < TRSV_BLOCK / TW; ++q) {
+    const int j0 = forward ? q * TW : TRSV_BLOCK - (q + 1) * TW;
+    if (solve) load_tile(T, A, lda, n, trans, r0, r0 + j0, t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 0; step < TW; ++step) {
+      const int jj = forward ? step : TW - 1 - step, j = j0 + jj;
+      if (solve && t == j && !unit) xv[j] /= T[j][jj];
       barrier(CLK_LOCAL_MEM_FENCE);
-      for (int step = 0; step < TW; ++step) {
-        const int jj = forward ? step : TW - 1 - step, j = j0 + jj;
-        if (t == j && !unit) xv[j] /= T[j][jj];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (forward ? t > j : t < j) xv[t] -= T[t][jj] * xv[j];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile overwrites T
+      if (solve && (forward ? t > j : t < j)) xv[t] -= T[t][jj] * xv[j];
     }
-    if (r < n) B[r * ldb + c] = xv[t];
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next tile overwrites T
   }
+  if (solve && r < n) B[r * ldb + c] = xv[t];
 }
 #endif
