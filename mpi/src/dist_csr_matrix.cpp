@@ -19,6 +19,14 @@ struct DistCsrMatrix<T>::State {
   RowPartition part;
   std::int64_t nnz = 0;  // global
   CsrMatrix<T> diag, offd;
+  // The off-diagonal product runs on these row ranges only (offd's rows with ghosts, grouped;
+  // see offd_ranges): the whole-height offd would read its row pointers and read and write all of
+  // y for the few rows that have ghosts (one plane of a slab-partitioned grid).
+  struct OffdRange {
+    std::int64_t first = 0;
+    CsrMatrix<T> rows;
+  };
+  std::vector<OffdRange> offd_ranges;
   std::vector<std::int64_t> ghosts;  // global column of each ghost, ascending: grouped by owner
   // Ghosts arrive from recv_ranks[k] into [recv_displs[k], + recv_counts[k]); rows
   // pack(send_displs[k] .. + send_counts[k]) go to send_ranks[k].
@@ -33,6 +41,34 @@ struct DistCsrMatrix<T>::State {
 namespace {
 
 constexpr int kHaloTag = 0x7e55;  // on the partition's own communicator: no clash with the application's
+
+// At most this many off-diagonal row ranges (each is one product on the device), and ranges
+// closer than kOffdMergeGap rows are one: an empty row in a range costs its row pointer and
+// y's read and write (about 20 bytes), a separate product a launch (microseconds).
+constexpr std::size_t kOffdMaxRanges = 8;
+constexpr std::int64_t kOffdMergeGap = 4096;
+
+// [first, end) row ranges that hold every row of o with an entry, at most kOffdMaxRanges of them:
+// the runs of such rows, joined across gaps < kOffdMergeGap, then across the smallest gaps.
+template <class T>
+std::vector<std::pair<std::int64_t, std::int64_t>> offd_ranges(const HostCsr<T>& o) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+  for (std::int64_t r = 0; r < o.rows; ++r) {
+    if (o.row_ptr[static_cast<std::size_t>(r) + 1] == o.row_ptr[static_cast<std::size_t>(r)]) continue;
+    if (!runs.empty() && r - runs.back().second < kOffdMergeGap)
+      runs.back().second = r + 1;
+    else
+      runs.emplace_back(r, r + 1);
+  }
+  while (runs.size() > kOffdMaxRanges) {
+    std::size_t k = 1;  // join run k with run k - 1 across the smallest gap
+    for (std::size_t i = 2; i < runs.size(); ++i)
+      if (runs[i].first - runs[i - 1].second < runs[k].first - runs[k - 1].second) k = i;
+    runs[k - 1].second = runs[k].second;
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  return runs;
+}
 
 template <class T>
 HostCsr<T> rows_of(const HostCsr<T>& g, std::int64_t begin, std::int64_t end) {
@@ -94,7 +130,14 @@ DistCsrMatrix<T> DistCsrMatrix<T>::from_local_rows(const Device& device, RowPart
       o.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int32_t>(o.col_idx.size());
     }
     st->diag = CsrMatrix<T>::from_host(device, d);
-    if (o.cols > 0) st->offd = CsrMatrix<T>::from_host(device, o);
+    if (o.cols > 0) {
+      st->offd = CsrMatrix<T>::from_host(device, o);
+      for (const auto& [first, end] : offd_ranges(o)) {
+        HostCsr<T> piece = rows_of(o, first, end);
+        piece.cols = o.cols;
+        st->offd_ranges.push_back({first, CsrMatrix<T>::from_host(device, piece)});
+      }
+    }
     c.values[0] = static_cast<double>(rows.nnz());
   });
   for (const auto& c : all) st->nnz += static_cast<std::int64_t>(c.values[0]);
@@ -252,6 +295,19 @@ const std::vector<int>& DistCsrMatrix<T>::send_ranks() const {
   return st_->send_ranks;
 }
 
+namespace {
+
+// y += alpha * (off-diagonal block) * ghosts, range by range.
+template <class T>
+void add_off_diagonal(const Queue& q, T alpha, typename DistCsrMatrix<T>::State& s, DistVector<T>& y) {
+  for (auto& range : s.offd_ranges) {
+    Vector<T> part = y.local().sub(range.first, range.rows.rows());
+    tessera::spmv(q, alpha, range.rows, s.halo.recv(), T(1), part);
+  }
+}
+
+}  // namespace
+
 template <class T>
 void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
           tessera::detail::same_t<T> beta, DistVector<T>& y) {
@@ -292,7 +348,7 @@ void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<
     tessera::spmv(q, alpha, s.diag, x.local(), beta, y.local());
     clock.lap(&PhaseTimes::local);
     q.wait(cq.record());
-    if (s.offd.rows() > 0) tessera::spmv(q, alpha, s.offd, halo.recv(), T(1), y.local());
+    add_off_diagonal(q, alpha, s, y);
     clock.lap(&PhaseTimes::local);
     if (detail::timing_on()) ++detail::times().spmvs;
     return;
@@ -323,7 +379,7 @@ void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   halo.recv_done(q);
   clock.lap(&PhaseTimes::halo);
-  if (s.offd.rows() > 0) tessera::spmv(q, alpha, s.offd, halo.recv(), T(1), y.local());
+  add_off_diagonal(q, alpha, s, y);
   clock.lap(&PhaseTimes::local);
   if (detail::timing_on()) ++detail::times().spmvs;
 }

@@ -1,4 +1,6 @@
 // The distributed SpMV against spmv on one device over the whole matrix.
+#include <algorithm>
+
 #include "support.hpp"
 
 using namespace tessera;
@@ -55,6 +57,33 @@ TEST_CASE_TEMPLATE("mpi spmv: random, Laplacian and banded matrices, uniform and
     check_spmv<T>(dev, part, lap, "laplacian 9x8x7");
   }
   for (const auto& [name, part] : partitions(0)) check_spmv<T>(dev, part, HostCsr<T>{}, "empty");
+}
+
+// The off-diagonal product runs on row ranges that hold the rows with ghosts (at most 8, runs
+// joined across gaps): here the rows with an entry in another rank's rows come every 5003 and
+// every 7919 rows (more runs than ranges at 2 and 3 ranks, gaps of several sizes), and three
+// sit next to each other.
+TEST_CASE_TEMPLATE("mpi spmv: rows with ghosts scattered over many far-apart runs", T, float, double) {
+  const std::int64_t n = 60013;
+  HostCsr<T> h;
+  h.rows = h.cols = n;
+  h.row_ptr.assign(1, 0);
+  tessera_test::Rng rng(77);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::int64_t> cols = {i};
+    if (i % 5003 == 0 || i % 7919 == 1 || (i > 30000 && i < 30004)) cols.push_back((i + n / 2 + 5) % n);
+    std::sort(cols.begin(), cols.end());
+    for (std::int64_t c : cols) {
+      h.col_idx.push_back(static_cast<std::int32_t>(c));
+      h.values.push_back(static_cast<T>(rng.signed_unit()));
+    }
+    h.row_ptr.push_back(static_cast<std::int32_t>(h.col_idx.size()));
+  }
+  const Device dev = rank_device();
+  for (const auto& [name, part] : partitions(n)) {
+    CAPTURE(name);
+    check_spmv<T>(dev, part, h, "scattered ghost rows");
+  }
 }
 
 TEST_CASE("mpi spmv: one rank is bit-identical to one device; the halo plan is as the structure says") {
