@@ -37,6 +37,14 @@ class CpuBackend final : public HostMemoryBackend<CpuBackend> {
  public:
   /// "sell(...)" or "csr/rows" (Backend::spmv_kernel).
   std::string spmv_kernel(DType dtype, const CsrView& A) override;
+  /// The CSR product with the dot of each thread's rows right after them (Backend::spmv_dot).
+  void spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                const VecView& y, const VecView& w, const VecView& out) override;
+
+ private:
+  template <class T>
+  void spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y,
+                      const VecView& w, const VecView& out);
 };
 
 }  // namespace tessera

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/per_thread.hpp"
 #include "cpu/row_split.hpp"
 #include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
@@ -41,6 +42,42 @@ std::int64_t gather_threshold(std::size_t lanes) {
 bool irregular_short_rows(const CsrStats& s) {
   return s.short_pairs > 0 && s.short_pair_changes * 4 >= s.short_pairs;
 }
+
+// The CSR product over row ranges: the kernel's arguments and choices for one call, and the
+// number of threads (tuning spmv.min_work_per_thread); csr(r0, r1) computes rows [r0, r1).
+template <class T>
+struct CsrRows {
+  const std::int32_t* row_ptr;
+  const std::int32_t* col;
+  const T* val;
+  const T* x;
+  T* y;
+  T a, b;
+  std::int64_t gather_min;
+  bool prefetch_x, prefetch_streams, short_gather;
+  int threads;
+
+  CsrRows(const CsrView& A, const VecView& xv, double alpha, double beta, const VecView& yv, const tuning::Tuning& tune)
+      : row_ptr(static_cast<const std::int32_t*>(A.row_ptr)), col(static_cast<const std::int32_t*>(A.col_idx)),
+        val(static_cast<const T*>(A.values)), x(host_ptr<const T>(xv)), y(host_ptr<T>(yv)), a(static_cast<T>(alpha)),
+        b(static_cast<T>(beta)),
+        gather_min(gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64())) {
+    const std::size_t llc = host::machine().caches.l3;
+    prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), llc);
+    prefetch_streams = cpu::prefetch_streams(static_cast<std::size_t>(A.nnz) * (sizeof(T) + sizeof(std::int32_t)), llc);
+    threads = cpu::threads_for(A.nnz + A.rows, tune["spmv.min_work_per_thread"]);
+    // The short-row gather reads x[0] for its idle lanes: only with cols >= 1. The rows must be
+    // too many for the branch predictor to learn their lengths (tuning/spmv.cpp).
+    short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats) &&
+                   A.rows >= tune["spmv.short_gather_min_rows"];
+  }
+  void operator()(std::int64_t r0, std::int64_t r1) const {
+    if constexpr (std::is_same_v<T, float>)
+      cpu::spmv_f32(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+    else
+      cpu::spmv_f64(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+  }
+};
 
 }  // namespace
 
@@ -145,30 +182,50 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     }
     return;
   }
-  const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
-  const auto* col = static_cast<const std::int32_t*>(A.col_idx);
-  const T* val = static_cast<const T*>(A.values);
-  const T* x = host_ptr<const T>(xv);
-  T* y = host_ptr<T>(yv);
-  const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
-  const std::int64_t rows = A.rows, work = A.nnz + A.rows;
-  const std::int64_t gather_min = gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64());
-  const std::size_t llc = host::machine().caches.l3;
-  const bool prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), llc);
-  const bool prefetch_streams =
-      cpu::prefetch_streams(static_cast<std::size_t>(A.nnz) * (sizeof(T) + sizeof(std::int32_t)), llc);
-  const int threads = cpu::threads_for(work, tune_["spmv.min_work_per_thread"]);
-  // The short-row gather reads x[0] for its idle lanes: only with cols >= 1. The rows must be
-  // too many for the branch predictor to learn their lengths (tuning/spmv.cpp).
-  const bool short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats) &&
-                            rows >= tune_["spmv.short_gather_min_rows"];
-  auto run = [&](std::int64_t r0, std::int64_t r1) {
-    if constexpr (std::is_same_v<T, float>)
-      cpu::spmv_f32(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
-    else
-      cpu::spmv_f64(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+  const CsrRows<T> csr(A, xv, alpha, beta, yv, tune_);
+  cpu::for_each_row_share(csr.row_ptr, A.rows, A.nnz, csr.threads, csr);
+}
+
+template <class T>
+void CpuBackend::spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, const VecView& xv, double beta,
+                                const VecView& yv, const VecView& wv, const VecView& out) {
+  if (sell_plan<T>(A)) {  // SELL's slices write rows in permuted order: the product, then the dot
+    Backend::spmv_dot(dtype_v<T>, q, alpha, A, xv, beta, yv, wv, out);
+    return;
+  }
+  const CsrRows<T> csr(A, xv, alpha, beta, yv, tune_);
+  const T* w = host_ptr<const T>(wv);
+  // Each thread's rows in chunks of kDotChunkRows: the chunk's product, then its dot while y's
+  // and w's chunk are still in the L1/L2 (w is usually x, whose rows the product just read).
+  constexpr std::int64_t kDotChunkRows = 1024;
+  const auto rows_dot = [&](std::int64_t r0, std::int64_t r1) {
+    double sum = 0.0;
+    for (std::int64_t c0 = r0; c0 < r1; c0 += kDotChunkRows) {
+      const std::int64_t c1 = std::min(r1, c0 + kDotChunkRows);
+      csr(c0, c1);
+      sum += dot_chunk(w + c0, csr.y + c0, c1 - c0);
+    }
+    return sum;
   };
-  cpu::for_each_row_share(row_ptr, rows, A.nnz, threads, run);
+  std::vector<double> parts(static_cast<std::size_t>(csr.threads));
+  if (csr.threads == 1) {
+    parts[0] = rows_dot(0, A.rows);
+  } else {
+#pragma omp parallel for num_threads(csr.threads) schedule(static, 1)
+    for (int t = 0; t < csr.threads; ++t) {
+      const cpu::RowRange r = cpu::thread_rows(csr.row_ptr, A.rows, A.nnz, t, csr.threads);
+      parts[static_cast<std::size_t>(t)] = rows_dot(r.begin, r.end);
+    }
+  }
+  *host_ptr<T>(out) = static_cast<T>(sum_parts(parts));
+}
+
+void CpuBackend::spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                          const VecView& y, const VecView& w, const VecView& out) {
+  if (dtype == DType::f32)
+    spmv_dot_typed<float>(q, alpha, A, x, beta, y, w, out);
+  else
+    spmv_dot_typed<double>(q, alpha, A, x, beta, y, w, out);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)

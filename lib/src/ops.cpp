@@ -243,6 +243,21 @@ void spmv(detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, de
 }
 
 template <class T>
+void spmv_dot(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x,
+              detail::same_t<T> beta, Vector<T>& y, const Vector<T>& w, Scalar<T>& out) {
+  check_queue("spmv_dot", q, same_device("spmv_dot", A, x, y, w, out));
+  if (x.size() != A.cols() || y.size() != A.rows() || w.size() != A.rows())
+    throw DimensionMismatch("spmv_dot: A is " + shape(A.rows(), A.cols()) + ", x has " + std::to_string(x.size()) +
+                            ", y " + std::to_string(y.size()) + " and w " + std::to_string(w.size()) +
+                            " elements; expected x = cols, y = w = rows");
+  if (overlap(span(x.view()), span(y.view())) || overlap(span(w.view()), span(y.view())))
+    throw InvalidArgument("spmv_dot: y shares storage with x or w; the product needs a separate output vector");
+  if (A.rows() == 0) return fill(q, T(0), out);
+  detail::Enqueue e(q);
+  e.backend().spmv_dot(dtype_v<T>, e.impl(), alpha, A.view(), x.view(), beta, y.view(), w.view(), out.view());
+}
+
+template <class T>
 std::string spmv_kernel(const CsrMatrix<T>& A) {
   if (!A.device()) throw InvalidArgument("spmv_kernel: the matrix is empty (default-constructed)");
   std::string k = A.device().backend().spmv_kernel(dtype_v<T>, A.view());
@@ -573,6 +588,8 @@ void conv_layer(const ConvParams& p, const Tensor4<T>& in, const Tensor4<T>& fil
   template T norm2<T>(const Vector<T>&);                                                                       \
   template void spmv<T>(T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                              \
   template std::string spmv_kernel<T>(const CsrMatrix<T>&);                                                    \
+  template void spmv_dot<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&, const Vector<T>&, \
+                            Scalar<T>&);                                                                       \
   template void spmm<T>(T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);                     \
   template void spmm<T>(const Queue&, T, const CsrMatrix<T>&, const DenseMatrix<T>&, T, DenseMatrix<T>&);       \
   template void spmv<T>(const Queue&, T, const CsrMatrix<T>&, const Vector<T>&, T, Vector<T>&);                \

@@ -27,6 +27,7 @@ struct DistCsrMatrix<T>::State {
     CsrMatrix<T> rows;
   };
   std::vector<OffdRange> offd_ranges;
+  std::vector<Vector<T>> offd_products;  // spmv_dot: each range's product before it is added
   std::vector<std::int64_t> ghosts;  // global column of each ghost, ascending: grouped by owner
   // Ghosts arrive from recv_ranks[k] into [recv_displs[k], + recv_counts[k]); rows
   // pack(send_displs[k] .. + send_counts[k]) go to send_ranks[k].
@@ -297,33 +298,56 @@ const std::vector<int>& DistCsrMatrix<T>::send_ranks() const {
 
 namespace {
 
-// y += alpha * (off-diagonal block) * ghosts, range by range.
+// y += alpha * (off-diagonal block) * ghosts, range by range. With part: part += w . (the
+// product) over each range (scratch holds a range's sum on the way), so that the diagonal
+// block's w . y plus these is w . y over the final y.
 template <class T>
-void add_off_diagonal(const Queue& q, T alpha, typename DistCsrMatrix<T>::State& s, DistVector<T>& y) {
-  for (auto& range : s.offd_ranges) {
-    Vector<T> part = y.local().sub(range.first, range.rows.rows());
-    tessera::spmv(q, alpha, range.rows, s.halo.recv(), T(1), part);
+void add_off_diagonal(const Queue& q, T alpha, typename DistCsrMatrix<T>::State& s, DistVector<T>& y,
+                      const DistVector<T>* w, Scalar<T>* part, Scalar<T>* scratch) {
+  for (std::size_t k = 0; k < s.offd_ranges.size(); ++k) {
+    auto& range = s.offd_ranges[k];
+    Vector<T> y_part = y.local().sub(range.first, range.rows.rows());
+    if (part == nullptr) {
+      tessera::spmv(q, alpha, range.rows, s.halo.recv(), T(1), y_part);
+      continue;
+    }
+    if (s.offd_products.size() <= k) s.offd_products.emplace_back(y.device(), range.rows.rows());
+    Vector<T>& product = s.offd_products[k];
+    tessera::spmv_dot(q, alpha, range.rows, s.halo.recv(), T(0), product,
+                      w->local().sub(range.first, range.rows.rows()), *scratch);
+    tessera::axpy(q, T(1), product, y_part);
+    Vector<T> sum = part->as_vector();  // a handle to the Scalar's element
+    tessera::axpy(q, T(1), scratch->as_vector(), sum);
   }
 }
 
-}  // namespace
 
+// The checks of spmv (and spmv_dot, with w), agreed by every rank before anything moves.
 template <class T>
-void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
-          tessera::detail::same_t<T> beta, DistVector<T>& y) {
-  if (!A.state()) throw InvalidArgument("spmv: the distributed matrix is empty (default-constructed)");
+void check_spmv(const char* op, const Queue& q, const DistCsrMatrix<T>& A, const DistVector<T>& x,
+                const DistVector<T>& y, const DistVector<T>* w) {
+  if (!A.state()) throw InvalidArgument(std::string(op) + ": the distributed matrix is empty (default-constructed)");
+  const auto& s = *A.state();
+  detail::agree(s.part.comm(), {op, detail::dtype_code<T>()}, [&] {
+    if (x.partition() != s.part || y.partition() != s.part || (w != nullptr && w->partition() != s.part))
+      throw DimensionMismatch(std::string(op) + ": A has " + std::to_string(A.rows()) + " rows, x " +
+                              std::to_string(x.size()) + " and y " + std::to_string(y.size()) +
+                              " elements; A, x, y (and w) must share one RowPartition");
+    for (const Device* d : {&x.device(), &y.device(), &q.device(), w != nullptr ? &w->device() : &x.device()})
+      if (*d != A.device())
+        throw DeviceMismatch(std::string(op) + ": an operand or the queue lives on " + d->spec() + ", A on " +
+                             A.device().spec());
+    if (shares_elements(x, y)) throw InvalidArgument(std::string(op) + ": x and y must be different vectors");
+    if (w != nullptr && shares_elements(*w, y)) throw InvalidArgument(std::string(op) + ": w and y must be different vectors");
+  });
+}
+
+// spmv after the checks; with part (MPI path only): part = w . y over this rank's rows.
+template <class T>
+void spmv_unchecked(const Queue& q, T alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x, T beta,
+                    DistVector<T>& y, const DistVector<T>* w, Scalar<T>* part, Scalar<T>* scratch) {
   auto& s = *A.state();
   const MPI_Comm comm = s.part.comm();
-  detail::agree(comm, {"spmv", detail::dtype_code<T>()}, [&] {
-    if (x.partition() != s.part || y.partition() != s.part)
-      throw DimensionMismatch("spmv: A has " + std::to_string(A.rows()) + " rows, x " + std::to_string(x.size()) +
-                              " and y " + std::to_string(y.size()) +
-                              " elements; A, x and y must share one RowPartition");
-    for (const Device* d : {&x.device(), &y.device(), &q.device()})
-      if (*d != A.device())
-        throw DeviceMismatch("spmv: an operand or the queue lives on " + d->spec() + ", A on " + A.device().spec());
-    if (shares_elements(x, y)) throw InvalidArgument("spmv: x and y must be different vectors");
-  });
   detail::PhaseClock clock(q);
   auto& halo = s.halo;
   if (detail::Nccl* nccl = detail::nccl_for(s.part, A.device())) {
@@ -348,7 +372,7 @@ void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<
     tessera::spmv(q, alpha, s.diag, x.local(), beta, y.local());
     clock.lap(&PhaseTimes::local);
     q.wait(cq.record());
-    add_off_diagonal(q, alpha, s, y);
+    add_off_diagonal<T>(q, alpha, s, y, nullptr, nullptr, nullptr);
     clock.lap(&PhaseTimes::local);
     if (detail::timing_on()) ++detail::times().spmvs;
     return;
@@ -373,19 +397,59 @@ void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<
   }
   clock.lap(&PhaseTimes::halo);
   // 3. The diagonal block's product while the messages travel.
-  tessera::spmv(q, alpha, s.diag, x.local(), beta, y.local());
+  if (part != nullptr)
+    tessera::spmv_dot(q, alpha, s.diag, x.local(), beta, y.local(), w->local(), *part);
+  else
+    tessera::spmv(q, alpha, s.diag, x.local(), beta, y.local());
   clock.lap(&PhaseTimes::local);
   // 4. Ghosts in; the off-diagonal block's product added.
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   halo.recv_done(q);
   clock.lap(&PhaseTimes::halo);
-  add_off_diagonal(q, alpha, s, y);
+  add_off_diagonal<T>(q, alpha, s, y, w, part, scratch);
   clock.lap(&PhaseTimes::local);
   if (detail::timing_on()) ++detail::times().spmvs;
 }
 
+}  // namespace
+
+template <class T>
+void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
+          tessera::detail::same_t<T> beta, DistVector<T>& y) {
+  check_spmv<T>("spmv", q, A, x, y, nullptr);
+  spmv_unchecked<T>(q, alpha, A, x, beta, y, nullptr, nullptr, nullptr);
+}
+
+template <class T>
+void spmv_dot(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
+              tessera::detail::same_t<T> beta, DistVector<T>& y, const DistVector<T>& w, Scalar<T>& out) {
+  if (detail::nccl_for(x.partition(), x.device()) != nullptr) {  // on the device's streams, no host wait
+    spmv(q, alpha, A, x, beta, y);
+    dot(q, w, y, out);
+    return;
+  }
+  check_spmv<T>("spmv_dot", q, A, x, y, &w);
+  if (out.device() != A.device())
+    throw DeviceMismatch("spmv_dot: the result Scalar lives on " + out.device().spec() + ", A on " + A.device().spec());
+  Scalar<T>* parts = y.partials();
+  spmv_unchecked<T>(q, alpha, A, x, beta, y, &w, &parts[0], &parts[1]);
+  // Every rank's w . y, summed in rank order in double, as the distributed dot does.
+  detail::PhaseClock clock(q);
+  const auto all = detail::exchange(A.state()->part.comm(), {"spmv_dot sum", detail::dtype_code<T>()},
+                                    [&](detail::Contribution& c) { c.values[0] = static_cast<double>(parts[0].get(q)); });
+  double sum = 0.0;
+  for (const auto& c : all) sum += c.values[0];
+  out.set(q, static_cast<T>(sum));
+  clock.lap(&PhaseTimes::allreduce);
+  if (detail::timing_on()) ++detail::times().reductions;
+}
+
 template class DistCsrMatrix<float>;
 template class DistCsrMatrix<double>;
+template void spmv_dot<float>(const Queue&, float, const DistCsrMatrix<float>&, const DistVector<float>&, float,
+                              DistVector<float>&, const DistVector<float>&, Scalar<float>&);
+template void spmv_dot<double>(const Queue&, double, const DistCsrMatrix<double>&, const DistVector<double>&, double,
+                               DistVector<double>&, const DistVector<double>&, Scalar<double>&);
 template void spmv<float>(const Queue&, float, const DistCsrMatrix<float>&, const DistVector<float>&, float,
                           DistVector<float>&);
 template void spmv<double>(const Queue&, double, const DistCsrMatrix<double>&, const DistVector<double>&, double,

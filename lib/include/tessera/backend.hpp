@@ -358,6 +358,14 @@ class Backend {
     (void)q;
     return nullptr;
   }
+  /// y = alpha A x + beta y, then out = w . y over the updated y (CG's A p and p . Ap). The
+  /// default is spmv, then dot; a backend overrides it where reading y once for both is faster
+  /// (cpu: the dot of each thread's rows follows their product while they are in cache).
+  virtual void spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                        const VecView& y, const VecView& w, const VecView& out) {
+    spmv(dtype, q, alpha, A, x, beta, y);
+    dot(dtype, q, w, y, out);
+  }
   /// What spmv runs for A on this device: the storage and kernel its plan chooses, e.g.
   /// "csr/vector(8)" or "sell(C=32, sigma=256)", for tessera-info, the bench and tests. May
   /// build the matrix's plan (as the first spmv would). Empty where the backend has one kernel.

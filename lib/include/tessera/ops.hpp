@@ -72,6 +72,15 @@ template <class T>
 void spmv(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x, detail::same_t<T> beta,
           Vector<T>& y);
 
+/// y = alpha * A * x + beta * y, then out = w . y over the updated y, on the device: CG's A p
+/// and p . Ap. Where the backend fuses them (cpu: the dot of each thread's rows right after their
+/// product, while they are in cache) y is read once less; elsewhere it is spmv, then dot. The
+/// checks of both: shapes (DimensionMismatch), one device, y sharing storage with x or w
+/// (InvalidArgument; w may be x). An empty A gives out = 0.
+template <class T>
+void spmv_dot(const Queue& q, detail::same_t<T> alpha, const CsrMatrix<T>& A, const Vector<T>& x,
+              detail::same_t<T> beta, Vector<T>& y, const Vector<T>& w, Scalar<T>& out);
+
 /// What spmv runs for A on A's device: the storage and kernel its plan chooses from the row
 /// statistics and the device's tuning (spmv.format and friends, TESSERA_TUNE overrides them),
 /// e.g. "csr/vector(8)", "csr/merge" or "sell(C=32, sigma=256, padding 2.0%)"; "csr" where the

@@ -33,8 +33,7 @@ class CgMethod final : public Method<typename Vec::value_type> {
   }
 
   bool step(const Queue& q, Probe* probe) override {
-    spmv(q, T(1), A_, p_, T(0), ap_);
-    dot(q, p_, ap_, pq_);
+    spmv_dot(q, T(1), A_, p_, T(0), ap_, p_, pq_);
     if (probe && !probe->ok(q, pq_, "p.Ap")) return false;  // A indefinite (or p = 0)
     if (M_) {
       M_->axpy_apply_dot2(q, -(rz_ / pq_), ap_, r_, z_, rz_new_, rr_);

@@ -77,4 +77,13 @@ template <class T>
 void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
           tessera::detail::same_t<T> beta, DistVector<T>& y);
 
+/// y = alpha * A * x + beta * y, then out = w . y over every rank's rows (collective): CG's A p
+/// and p . Ap. On the MPI path the diagonal block's product and its dot are one pass where the
+/// backend fuses them (tessera::spmv_dot), the off-diagonal ranges add theirs; the sum is taken in
+/// rank order as dot's. On the NCCL path it is spmv, then dot (no host wait). The checks of spmv,
+/// and w on the same partition and device, not sharing y's elements.
+template <class T>
+void spmv_dot(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
+              tessera::detail::same_t<T> beta, DistVector<T>& y, const DistVector<T>& w, Scalar<T>& out);
+
 }  // namespace tessera::mpi
