@@ -25,6 +25,12 @@ int main(int argc, char** argv) {
   app.add_option("--workloads", c.workloads, "spmv, stencil, cg (comma-separated)")->delimiter(',');
   bool no_petsc = false;
   app.add_flag("--no-petsc", no_petsc, "leave the PETSc baseline out");
+  int rounds = 1;
+  app.add_option("--rounds", rounds,
+                 "run Tessera then PETSc this many times in turn; each row is the median over the rounds, and "
+                 "the PETSc / Tessera ratio of every round is printed (both see the same moment of a shared "
+                 "machine)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -39,19 +45,24 @@ int main(int argc, char** argv) {
     const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     c.device = "cuda:" + std::string(local != nullptr ? local : "0");
   }
-  std::vector<tessera_bench_mpi::Row> rows;
+  // rounds x (Tessera's rows, then PETSc's): the same rows in the same order every round.
+  std::vector<std::vector<tessera_bench_mpi::Row>> per_round;
   try {
-    rows = tessera_bench_mpi::run_tessera(c);
+    for (int round = 0; round < rounds; ++round) {
+      auto rows = tessera_bench_mpi::run_tessera(c);
 #ifdef TESSERA_BENCH_PETSC
-    if (!no_petsc) {
-      const auto p = tessera_bench_mpi::run_petsc(c);
-      rows.insert(rows.end(), p.begin(), p.end());
-    }
+      if (!no_petsc) {
+        const auto p = tessera_bench_mpi::run_petsc(c);
+        rows.insert(rows.end(), p.begin(), p.end());
+      }
 #endif
+      per_round.push_back(std::move(rows));
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  const std::vector<tessera_bench_mpi::Row> rows = tessera_bench_mpi::median_rows(per_round);
   if (rank == 0) {
     const tessera::Device dev = tessera::Device::open(c.device);
     std::printf("ranks %d, device %s (%s), halo transport: %s, Laplacian %lld x %lld x %lld (%s), OMP_NUM_THREADS=%s\n\n",
@@ -67,6 +78,8 @@ int main(int argc, char** argv) {
                   static_cast<long long>(r.rows), r.seconds * 1e3, ms(r.local).c_str(), ms(r.halo).c_str(),
                   ms(r.allreduce).c_str(), r.check.c_str());
     }
+    for (const auto& line : tessera_bench_mpi::round_ratios(per_round)) std::printf("\n%s", line.c_str());
+    std::printf("\n");
   }
   MPI_Finalize();
   return 0;

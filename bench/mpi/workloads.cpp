@@ -164,4 +164,41 @@ std::vector<Row> run_tessera(const Config& c) {
   return rows;
 }
 
+std::vector<Row> median_rows(const std::vector<std::vector<Row>>& rounds) {
+  std::vector<Row> out;
+  if (rounds.empty()) return out;
+  for (std::size_t i = 0; i < rounds.front().size(); ++i) {
+    std::vector<const Row*> same;
+    for (const auto& r : rounds) same.push_back(&r.at(i));
+    std::sort(same.begin(), same.end(), [](const Row* a, const Row* b) { return a->seconds < b->seconds; });
+    out.push_back(*same[same.size() / 2]);
+  }
+  return out;
+}
+
+std::vector<std::string> round_ratios(const std::vector<std::vector<Row>>& rounds) {
+  std::vector<std::string> lines;
+  if (rounds.size() < 2) return lines;
+  const auto& first = rounds.front();
+  for (std::size_t t = 0; t < first.size(); ++t) {
+    if (first[t].impl != "tessera") continue;
+    for (std::size_t p = 0; p < first.size(); ++p) {
+      if (first[p].impl != "petsc" || first[p].workload != first[t].workload) continue;
+      std::vector<double> ratios;
+      std::string line = first[t].workload + ": PETSc / Tessera per round";
+      for (const auto& r : rounds) {
+        ratios.push_back(r.at(p).seconds / r.at(t).seconds);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " %.2f", ratios.back());
+        line += buf;
+      }
+      std::sort(ratios.begin(), ratios.end());
+      char buf[48];
+      std::snprintf(buf, sizeof buf, ", median %.2fx", ratios[ratios.size() / 2]);
+      lines.push_back(line + buf);
+    }
+  }
+  return lines;
+}
+
 }  // namespace tessera_bench_mpi

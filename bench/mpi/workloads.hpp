@@ -33,6 +33,13 @@ struct Row {
 };
 
 std::int64_t global_nz(const Config& c, int ranks);
+
+// One row per row of a round (every round has the same rows in the same order), each time the
+// median over the rounds (the check and the split from the median round of that row).
+std::vector<Row> median_rows(const std::vector<std::vector<Row>>& rounds);
+// For each workload both implementations ran: "workload: PETSc / Tessera per round r1 r2 ...,
+// median m" (a ratio > 1: Tessera faster), the ratios of one round measured minutes apart at most.
+std::vector<std::string> round_ratios(const std::vector<std::vector<Row>>& rounds);
 // The median of `samples` runs of `timed` (each returns the slowest rank's seconds; the same on
 // every rank): on a shared machine one run can be hit by another process's burst, the median of
 // several is what both implementations are compared by.
