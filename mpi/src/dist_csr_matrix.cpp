@@ -27,7 +27,6 @@ struct DistCsrMatrix<T>::State {
     CsrMatrix<T> rows;
   };
   std::vector<OffdRange> offd_ranges;
-  std::vector<Vector<T>> offd_products;  // spmv_dot: each range's product before it is added
   std::vector<std::int64_t> ghosts;  // global column of each ghost, ascending: grouped by owner
   // Ghosts arrive from recv_ranks[k] into [recv_displs[k], + recv_counts[k]); rows
   // pack(send_displs[k] .. + send_counts[k]) go to send_ranks[k].
@@ -298,29 +297,28 @@ const std::vector<int>& DistCsrMatrix<T>::send_ranks() const {
 
 namespace {
 
-// y += alpha * (off-diagonal block) * ghosts, range by range. With part: part += w . (the
-// product) over each range (scratch holds a range's sum on the way), so that the diagonal
-// block's w . y plus these is w . y over the final y.
+// y += alpha * (off-diagonal block) * ghosts, range by range, as spmv's products (the same bits
+// with and without part). With part, which holds w . y after the diagonal block: each range's
+// w . y is taken out before its update and put back after (scratch holds it on the way), so part
+// ends as w . y over the final y. The two sums over a range round as any dot does: within a
+// dot's bound.
 template <class T>
 void add_off_diagonal(const Queue& q, T alpha, typename DistCsrMatrix<T>::State& s, DistVector<T>& y,
                       const DistVector<T>* w, Scalar<T>* part, Scalar<T>* scratch) {
-  for (std::size_t k = 0; k < s.offd_ranges.size(); ++k) {
-    auto& range = s.offd_ranges[k];
+  for (auto& range : s.offd_ranges) {
     Vector<T> y_part = y.local().sub(range.first, range.rows.rows());
     if (part == nullptr) {
       tessera::spmv(q, alpha, range.rows, s.halo.recv(), T(1), y_part);
       continue;
     }
-    if (s.offd_products.size() <= k) s.offd_products.emplace_back(y.device(), range.rows.rows());
-    Vector<T>& product = s.offd_products[k];
-    tessera::spmv_dot(q, alpha, range.rows, s.halo.recv(), T(0), product,
-                      w->local().sub(range.first, range.rows.rows()), *scratch);
-    tessera::axpy(q, T(1), product, y_part);
+    const Vector<T> w_part = w->local().sub(range.first, range.rows.rows());
     Vector<T> sum = part->as_vector();  // a handle to the Scalar's element
+    tessera::dot(q, w_part, y_part, *scratch);
+    tessera::axpy(q, T(-1), scratch->as_vector(), sum);
+    tessera::spmv_dot(q, alpha, range.rows, s.halo.recv(), T(1), y_part, w_part, *scratch);
     tessera::axpy(q, T(1), scratch->as_vector(), sum);
   }
 }
-
 
 // The checks of spmv (and spmv_dot, with w), agreed by every rank before anything moves.
 template <class T>

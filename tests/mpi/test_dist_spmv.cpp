@@ -179,3 +179,52 @@ TEST_CASE_TEMPLATE("mpi spmv: matrices of the shared collection, read in paralle
     }
   }
 }
+
+// spmv_dot: y as spmv computes it (bit-identical: the same products in the same order), and out
+// = w . y over every rank's rows within a dot's bound; w may be x. Bad input on one rank: the same
+// error everywhere, y and out untouched, and the ranks still in step.
+TEST_CASE_TEMPLATE("mpi spmv_dot: the product as spmv's and w . y over all ranks; bad input", T, float, double) {
+  const Device dev = rank_device();
+  const Queue q = dev.queue();
+  const auto lap = laplacian_3d<T>(11, 9, 13);
+  const auto gx = tessera_test::random_vector<T>(static_cast<std::size_t>(lap.rows), 41);
+  const auto gy = tessera_test::random_vector<T>(static_cast<std::size_t>(lap.rows), 42);
+  const auto gw = tessera_test::random_vector<T>(static_cast<std::size_t>(lap.rows), 43);
+  for (const auto& [name, part] : partitions(lap.rows)) {
+    CAPTURE(name);
+    const auto A = dm::DistCsrMatrix<T>::from_global(dev, part, lap);
+    const auto x = dm::DistVector<T>::from_global(dev, part, gx);
+    for (bool w_is_x : {false, true}) {
+      const auto w = w_is_x ? x : dm::DistVector<T>::from_global(dev, part, gw);
+      auto y = dm::DistVector<T>::from_global(dev, part, gy);
+      auto y_ref = dm::DistVector<T>::from_global(dev, part, gy);
+      Scalar<T> out(dev, T(-1));
+      dm::spmv_dot(q, T(1.5), A, x, T(-0.5), y, w, out);
+      dm::spmv(q, T(1.5), A, x, T(-0.5), y_ref);
+      const auto got = y.to_global();
+      CHECK(tessera_test::check_bitwise(got, y_ref.to_global(), "spmv_dot's y vs spmv's"));
+      const auto hw = w_is_x ? gx : gw;
+      long double dot = 0, dot_abs = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        dot += static_cast<long double>(hw[i]) * got[i];
+        dot_abs += std::abs(static_cast<long double>(hw[i]) * got[i]);
+      }
+      const double bound = 2 * tessera_test::gamma_bound<T>(static_cast<double>(got.size()) + 2) * static_cast<double>(dot_abs);
+      CHECK(std::abs(static_cast<double>(out.get()) - static_cast<double>(dot)) <= bound);
+    }
+  }
+  // Bad input: w on another partition on one rank; w sharing y.
+  const auto part = dm::RowPartition::uniform(MPI_COMM_WORLD, lap.rows);
+  const auto A = dm::DistCsrMatrix<T>::from_global(dev, part, lap);
+  const auto x = dm::DistVector<T>::from_global(dev, part, gx);
+  auto y = dm::DistVector<T>::from_global(dev, part, gy);
+  Scalar<T> out(dev, T(7));
+  const auto other_part = dm::RowPartition::uniform(MPI_COMM_WORLD, lap.rows + 1);
+  const auto w_bad = world_rank() == 0 ? dm::DistVector<T>(dev, other_part) : x;
+  CHECK_THROWS_AS(dm::spmv_dot(q, T(1), A, x, T(0), y, w_bad, out), DimensionMismatch);
+  CHECK_THROWS_AS(dm::spmv_dot(q, T(1), A, x, T(0), y, y, out), InvalidArgument);
+  CHECK(tessera_test::check_bitwise(y.to_global(), gy, "y untouched"));
+  CHECK(out.get() == T(7));
+  dm::spmv_dot(q, T(1), A, x, T(0), y, x, out);  // still in step
+  CHECK(std::isfinite(static_cast<double>(out.get())));
+}
