@@ -323,7 +323,7 @@ void add_off_diagonal(const Queue& q, T alpha, typename DistCsrMatrix<T>::State&
 // The checks of spmv (and spmv_dot, with w), agreed by every rank before anything moves.
 template <class T>
 void check_spmv(const char* op, const Queue& q, const DistCsrMatrix<T>& A, const DistVector<T>& x,
-                const DistVector<T>& y, const DistVector<T>* w) {
+                const DistVector<T>& y, const DistVector<T>* w, const Scalar<T>* out) {
   if (!A.state()) throw InvalidArgument(std::string(op) + ": the distributed matrix is empty (default-constructed)");
   const auto& s = *A.state();
   detail::agree(s.part.comm(), {op, detail::dtype_code<T>()}, [&] {
@@ -337,6 +337,9 @@ void check_spmv(const char* op, const Queue& q, const DistCsrMatrix<T>& A, const
                              A.device().spec());
     if (shares_elements(x, y)) throw InvalidArgument(std::string(op) + ": x and y must be different vectors");
     if (w != nullptr && shares_elements(*w, y)) throw InvalidArgument(std::string(op) + ": w and y must be different vectors");
+    if (out != nullptr && out->device() != A.device())
+      throw DeviceMismatch(std::string(op) + ": the result Scalar lives on " + out->device().spec() + ", A on " +
+                           A.device().spec());
   });
 }
 
@@ -414,7 +417,7 @@ void spmv_unchecked(const Queue& q, T alpha, const DistCsrMatrix<T>& A, const Di
 template <class T>
 void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
           tessera::detail::same_t<T> beta, DistVector<T>& y) {
-  check_spmv<T>("spmv", q, A, x, y, nullptr);
+  check_spmv<T>("spmv", q, A, x, y, nullptr, nullptr);
   spmv_unchecked<T>(q, alpha, A, x, beta, y, nullptr, nullptr, nullptr);
 }
 
@@ -426,9 +429,7 @@ void spmv_dot(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMat
     dot(q, w, y, out);
     return;
   }
-  check_spmv<T>("spmv_dot", q, A, x, y, &w);
-  if (out.device() != A.device())
-    throw DeviceMismatch("spmv_dot: the result Scalar lives on " + out.device().spec() + ", A on " + A.device().spec());
+  check_spmv<T>("spmv_dot", q, A, x, y, &w, &out);  // out's device too: one rank's error reaches all
   Scalar<T>* parts = y.partials();
   spmv_unchecked<T>(q, alpha, A, x, beta, y, &w, &parts[0], &parts[1]);
   // Every rank's w . y, summed in rank order in double, as the distributed dot does.

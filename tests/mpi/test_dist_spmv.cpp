@@ -223,6 +223,11 @@ TEST_CASE_TEMPLATE("mpi spmv_dot: the product as spmv's and w . y over all ranks
   const auto w_bad = world_rank() == 0 ? dm::DistVector<T>(dev, other_part) : x;
   CHECK_THROWS_AS(dm::spmv_dot(q, T(1), A, x, T(0), y, w_bad, out), DimensionMismatch);
   CHECK_THROWS_AS(dm::spmv_dot(q, T(1), A, x, T(0), y, y, out), InvalidArgument);
+  // The result on another device on the last rank only: DeviceMismatch everywhere, no hang.
+  const Device other = Device::open(dev.info().backend == "reference" ? "cpu" : "reference");
+  Scalar<T> elsewhere(world_rank() == world_size() - 1 ? other : dev, T(7));
+  CHECK_THROWS_AS(dm::spmv_dot(q, T(1), A, x, T(0), y, x, elsewhere), DeviceMismatch);
+  CHECK(elsewhere.get() == T(7));
   CHECK(tessera_test::check_bitwise(y.to_global(), gy, "y untouched"));
   CHECK(out.get() == T(7));
   dm::spmv_dot(q, T(1), A, x, T(0), y, x, out);  // still in step
