@@ -2,7 +2,9 @@
 // paths the backend chooses by CPU and matrix forced: gathers on or off (off on AMD cores,
 // where they are slower), the prefetch of x on or off (on only for an x bigger than the L2) and
 // the branch-free short-row gather on or off (on for irregular short rows), so each is tested
-// on every machine. Bound as in test_cpu_targets.cpp's spmv test.
+// on every machine; each with int32 columns and with narrow int16 offsets from the row
+// (plan/narrow_columns.hpp, whose builder is tested here too). Bound as in
+// test_cpu_targets.cpp's spmv test.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -14,6 +16,7 @@
 
 #include "../kernels/cpu/dispatch.hpp"
 #include "../kernels/cpu/spmv.hpp"
+#include "plan/narrow_columns.hpp"
 #include "support/compare.hpp"
 #include "support/cpu_targets.hpp"
 #include "support/random.hpp"
@@ -47,26 +50,42 @@ void check_kernel_paths() {
   }
   const std::int64_t lanes =
       static_cast<std::int64_t>(std::is_same_v<T, float> ? tessera::cpu::lanes_f32() : tessera::cpu::lanes_f64());
+  // Every column is within 5003 of its row: the narrow offsets fit.
+  const tessera::plan::NarrowColumns offsets = tessera::plan::narrow_columns(h.row_ptr.data(), h.col_idx.data(), h.rows);
+  REQUIRE(offsets);
   const std::int64_t scalar_only = std::numeric_limits<std::int64_t>::max();
   const std::int64_t vector_rows = tessera::cpu::spmv_target_has_gather() ? lanes : scalar_only;
   for (const std::int64_t gather_min : {scalar_only, vector_rows, std::int64_t{1}})
     for (const bool prefetch_x : {false, true})
       for (const bool short_gather : {false, true})
-        for (const bool prefetch_streams : {false, true}) {
-          INFO("gather_min_len " << gather_min << ", prefetch_x " << prefetch_x << ", short_gather " << short_gather
-                                 << ", prefetch_streams " << prefetch_streams);
-          std::vector<T> y = hy;
-          // Two row ranges, as two threads run them: the prefetch stops at each range's end.
-          for (const auto& [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1234}, {1234, h.rows}}) {
-            if constexpr (std::is_same_v<T, float>)
-              tessera::cpu::spmv_f32(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
-                                     y.data(), r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
-            else
-              tessera::cpu::spmv_f64(h.row_ptr.data(), h.col_idx.data(), h.values.data(), hx.data(), alpha, beta,
-                                     y.data(), r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+        for (const bool prefetch_streams : {false, true})
+          for (const bool narrow : {false, true}) {
+            if (narrow && prefetch_x) continue;  // the narrow kernel never prefetches x
+            INFO("gather_min_len " << gather_min << ", prefetch_x " << prefetch_x << ", short_gather "
+                                   << short_gather << ", prefetch_streams " << prefetch_streams << ", narrow "
+                                   << narrow);
+            std::vector<T> y = hy;
+            // Two row ranges, as two threads run them: the prefetch stops at each range's end.
+            for (const auto& [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1234}, {1234, h.rows}}) {
+              const std::int32_t* rp = h.row_ptr.data();
+              if constexpr (std::is_same_v<T, float>) {
+                if (narrow)
+                  tessera::cpu::spmv_narrow_f32(rp, offsets.get(), h.values.data(), hx.data(), alpha, beta, y.data(),
+                                                r0, r1, gather_min, short_gather, prefetch_streams);
+                else
+                  tessera::cpu::spmv_f32(rp, h.col_idx.data(), h.values.data(), hx.data(), alpha, beta, y.data(), r0,
+                                         r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+              } else {
+                if (narrow)
+                  tessera::cpu::spmv_narrow_f64(rp, offsets.get(), h.values.data(), hx.data(), alpha, beta, y.data(),
+                                                r0, r1, gather_min, short_gather, prefetch_streams);
+                else
+                  tessera::cpu::spmv_f64(rp, h.col_idx.data(), h.values.data(), hx.data(), alpha, beta, y.data(), r0,
+                                         r1, gather_min, prefetch_x, short_gather, prefetch_streams);
+              }
+            }
+            tessera_test::check_close(y, want, bound, "spmv kernel");
           }
-          tessera_test::check_close(y, want, bound, "spmv kernel");
-        }
 }
 
 }  // namespace
@@ -74,4 +93,41 @@ void check_kernel_paths() {
 TEST_CASE_TEMPLATE("cpu spmv kernel: gathers and prefetches forced on and off, every target", T, float, double) {
   (void)tessera::Device::open("cpu");  // the backend applies TESSERA_CPU_TARGET first
   tessera_test::for_each_cpu_target([](const std::string&) { check_kernel_paths<T>(); });
+}
+
+TEST_CASE("cpu spmv kernel: narrow column offsets fit within +-32767 of the row and nowhere else") {
+  // Row i of `rows` holds the columns i + d for each d given (those inside [0, cols)).
+  const auto banded = [](std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& ds) {
+    std::vector<std::int32_t> row_ptr{0}, col;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (const std::int64_t d : ds)
+        if (i + d >= 0 && i + d < cols) col.push_back(static_cast<std::int32_t>(i + d));
+      row_ptr.push_back(static_cast<std::int32_t>(col.size()));
+    }
+    return std::make_pair(row_ptr, col);
+  };
+  const std::int64_t n = 70000;
+  {  // the extremes of int16 on both sides
+    const auto [rp, col] = banded(n, n, {-32768, -1, 0, 5, 32767});
+    const auto off = tessera::plan::narrow_columns(rp.data(), col.data(), n);
+    REQUIRE(off);
+    for (std::int64_t i = 0; i < n; i += 997)
+      for (auto k = rp[static_cast<std::size_t>(i)]; k < rp[static_cast<std::size_t>(i) + 1]; ++k)
+        CHECK(off[static_cast<std::size_t>(k)] == col[static_cast<std::size_t>(k)] - i);
+  }
+  for (const std::int64_t far : {std::int64_t{32768}, std::int64_t{-32769}}) {
+    INFO("one column " << far << " from its row");
+    const auto [rp, col] = banded(n, n, {-3, 0, 3, far});
+    CHECK_FALSE(tessera::plan::narrow_columns(rp.data(), col.data(), n));
+  }
+  {  // a wide matrix: row 0's last column decides
+    auto [rp, col] = banded(2000, 50000, {0, 32767});
+    CHECK(tessera::plan::narrow_columns(rp.data(), col.data(), 2000));
+    col[1] = 40000;  // row 0 reads column 40000
+    CHECK_FALSE(tessera::plan::narrow_columns(rp.data(), col.data(), 2000));
+  }
+  {  // no rows, no nonzeros
+    const std::vector<std::int32_t> rp{0, 0, 0};
+    CHECK(tessera::plan::narrow_columns(rp.data(), nullptr, 2));
+  }
 }

@@ -2,6 +2,10 @@
 // log rows) per call, so nothing is cached per matrix for CSR. Fewer threads run where each
 // would get less than spmv.min_work_per_thread (tuning/spmv.cpp).
 //
+// Narrow columns (plan/narrow_columns.hpp, plan/spmv_policy.hpp decides): the int16 offsets are
+// built at the first call for a matrix and kept per generation, or the verdict that they do not
+// fit; update_values keeps them (the structure is the same).
+//
 // SELL-C-sigma (plan/spmv_policy.hpp decides, plan/sell_layout.hpp builds): the layout and its
 // padded arrays are built on the host at the first call for a matrix and kept per generation
 // (plan::PlanCache); update_values refills the values (a new plan sharing the structure) at the
@@ -19,6 +23,7 @@
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/spmv.hpp"
 #include "kernels/cpu/spmv_sell.hpp"
+#include "plan/narrow_columns.hpp"
 #include "plan/plan_cache.hpp"
 #include "plan/sell_layout.hpp"
 #include "plan/spmv_policy.hpp"
@@ -49,6 +54,7 @@ template <class T>
 struct CsrRows {
   const std::int32_t* row_ptr;
   const std::int32_t* col;
+  std::shared_ptr<const std::int16_t> narrow;  // int16 offsets from the row, or null: int32 columns
   const T* val;
   const T* x;
   T* y;
@@ -57,9 +63,10 @@ struct CsrRows {
   bool prefetch_x, prefetch_streams, short_gather;
   int threads;
 
-  CsrRows(const CsrView& A, const VecView& xv, double alpha, double beta, const VecView& yv, const tuning::Tuning& tune)
+  CsrRows(const CsrView& A, std::shared_ptr<const std::int16_t> narrow_offsets, const VecView& xv,
+          double alpha, double beta, const VecView& yv, const tuning::Tuning& tune)
       : row_ptr(static_cast<const std::int32_t*>(A.row_ptr)), col(static_cast<const std::int32_t*>(A.col_idx)),
-        val(static_cast<const T*>(A.values)), x(host_ptr<const T>(xv)), y(host_ptr<T>(yv)), a(static_cast<T>(alpha)),
+        narrow(std::move(narrow_offsets)), val(static_cast<const T*>(A.values)), x(host_ptr<const T>(xv)), y(host_ptr<T>(yv)), a(static_cast<T>(alpha)),
         b(static_cast<T>(beta)),
         gather_min(gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64())) {
     const std::size_t llc = host::machine().caches.l3;
@@ -72,6 +79,14 @@ struct CsrRows {
                    A.rows >= tune["spmv.short_gather_min_rows"];
   }
   void operator()(std::int64_t r0, std::int64_t r1) const {
+    if (narrow) {
+      const std::int16_t* off = narrow.get();
+      if constexpr (std::is_same_v<T, float>)
+        cpu::spmv_narrow_f32(row_ptr, off, val, x, a, b, y, r0, r1, gather_min, short_gather, prefetch_streams);
+      else
+        cpu::spmv_narrow_f64(row_ptr, off, val, x, a, b, y, r0, r1, gather_min, short_gather, prefetch_streams);
+      return;
+    }
     if constexpr (std::is_same_v<T, float>)
       cpu::spmv_f32(row_ptr, col, val, x, a, b, y, r0, r1, gather_min, prefetch_x, short_gather, prefetch_streams);
     else
@@ -80,6 +95,10 @@ struct CsrRows {
 };
 
 }  // namespace
+
+struct CpuBackend::NarrowPlan {
+  plan::NarrowColumns col;  // null: some column is out of the int16 range of its row
+};
 
 // The structure half of a SELL plan (shared by its value refreshes) and the values.
 struct SellStructure {
@@ -102,6 +121,7 @@ struct CpuBackend::SellPlan {
 struct CpuBackend::SpmvState {
   plan::PlanCache<SellPlan<float>> f32;
   plan::PlanCache<SellPlan<double>> f64;
+  plan::PlanCache<NarrowPlan> narrow;
   template <class T>
   plan::PlanCache<SellPlan<T>>& cache() {
     if constexpr (std::is_same_v<T, float>) return f32;
@@ -145,9 +165,22 @@ std::shared_ptr<const CpuBackend::SellPlan<T>> CpuBackend::sell_plan(const CsrVi
   return plan->structure->use ? plan : nullptr;
 }
 
+std::shared_ptr<const std::int16_t> CpuBackend::narrow_offsets(const CsrView& A) {
+  if (!plan::narrow_candidate(A, tune_)) return nullptr;
+  auto plan = spmv_state_->narrow.get(A.generation, [&](std::shared_ptr<const NarrowPlan> old) {
+    if (old) return old;
+    auto p = std::make_shared<NarrowPlan>();
+    p->col = plan::narrow_columns(static_cast<const std::int32_t*>(A.row_ptr),
+                                  static_cast<const std::int32_t*>(A.col_idx), A.rows);
+    return std::shared_ptr<const NarrowPlan>(std::move(p));
+  });
+  if (!plan->col) return nullptr;
+  return std::shared_ptr<const std::int16_t>(plan, plan->col.get());
+}
+
 std::string CpuBackend::spmv_kernel(DType dtype, const CsrView& A) {
   const auto describe = [&](const auto& plan) -> std::string {
-    if (!plan) return "csr/rows";
+    if (!plan) return narrow_offsets(A) ? "csr/rows(int16 columns)" : "csr/rows";
     const plan::SellLayout& l = plan->structure->layout;
     return plan::describe_sell(l.c, l.sigma, l.padded, A.nnz);
   };
@@ -182,7 +215,7 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     }
     return;
   }
-  const CsrRows<T> csr(A, xv, alpha, beta, yv, tune_);
+  const CsrRows<T> csr(A, narrow_offsets(A), xv, alpha, beta, yv, tune_);
   cpu::for_each_row_share(csr.row_ptr, A.rows, A.nnz, csr.threads, csr);
 }
 
@@ -193,7 +226,7 @@ void CpuBackend::spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, co
     Backend::spmv_dot(dtype_v<T>, q, alpha, A, xv, beta, yv, wv, out);
     return;
   }
-  const CsrRows<T> csr(A, xv, alpha, beta, yv, tune_);
+  const CsrRows<T> csr(A, narrow_offsets(A), xv, alpha, beta, yv, tune_);
   const T* w = host_ptr<const T>(wv);
   // Each thread's rows in chunks of kDotChunkRows: the chunk's product, then its dot while y's
   // and w's chunk are still in the L1/L2 (w is usually x, whose rows the product just read).

@@ -28,59 +28,79 @@ HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// x[col[0..N)] as one vector; doubles need the int32 indices widened to int64 lanes.
-template <class D, class T = hn::TFromD<D>>
-HWY_INLINE hn::VFromD<D> GatherX(D d, const T* x, const std::int32_t* HWY_RESTRICT col) {
-  const hn::RebindToSigned<D> di;
-  if constexpr (sizeof(T) == 4) {
-    return hn::GatherIndex(d, x, hn::LoadU(di, col));
+// A row's column indices come in one of two storages: int32 columns, or int16 offsets from the
+// row's own index (narrow storage of a banded matrix: plan/narrow_columns.hpp), which stream
+// half the bytes. `base` is the row (0 for int32 columns, which are absolute).
+template <class Idx>
+constexpr bool kNarrow = sizeof(Idx) == 2;
+
+// col[0..N) as int32 lane indices into x.
+template <class D32, class Idx>
+HWY_INLINE hn::VFromD<D32> LoadColumns(D32 d32, const Idx* HWY_RESTRICT col, std::int32_t base) {
+  if constexpr (kNarrow<Idx>) {
+    const hn::Rebind<std::int16_t, D32> d16;
+    return hn::Add(hn::PromoteTo(d32, hn::LoadU(d16, col)), hn::Set(d32, base));
   } else {
-    const hn::Rebind<std::int32_t, D> d32;
-    return hn::GatherIndex(d, x, hn::PromoteTo(di, hn::LoadU(d32, col)));
+    return hn::LoadU(d32, col);
+  }
+}
+
+// x[col[0..N)] as one vector; doubles need the int32 indices widened to int64 lanes.
+template <class D, class Idx, class T = hn::TFromD<D>>
+HWY_INLINE hn::VFromD<D> GatherX(D d, const T* x, const Idx* HWY_RESTRICT col, std::int32_t base = 0) {
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<std::int32_t, D> d32;
+  if constexpr (sizeof(T) == 4) {
+    return hn::GatherIndex(d, x, LoadColumns(d32, col, base));
+  } else {
+    return hn::GatherIndex(d, x, hn::PromoteTo(di, LoadColumns(d32, col, base)));
   }
 }
 
 // sum val[k] * x[col[k]] over k < len with vector gathers. Two accumulators: a gather has a
 // long latency, and back-to-back FMAs into one register would serialise on it.
-template <class T>
-HWY_INLINE T RowDotGather(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x,
-                          std::size_t len) {
+template <class T, class Idx>
+HWY_INLINE T RowDotGather(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
+                          std::int32_t base) {
   const hn::ScalableTag<T> d;
   const std::size_t N = hn::Lanes(d);
   auto a0 = hn::Zero(d), a1 = a0;
   std::size_t k = 0;
   for (; k + 2 * N <= len; k += 2 * N) {
-    a0 = hn::MulAdd(hn::LoadU(d, val + k), GatherX(d, x, col + k), a0);
-    a1 = hn::MulAdd(hn::LoadU(d, val + k + N), GatherX(d, x, col + k + N), a1);
+    a0 = hn::MulAdd(hn::LoadU(d, val + k), GatherX(d, x, col + k, base), a0);
+    a1 = hn::MulAdd(hn::LoadU(d, val + k + N), GatherX(d, x, col + k + N, base), a1);
   }
   if (k + N <= len) {
-    a0 = hn::MulAdd(hn::LoadU(d, val + k), GatherX(d, x, col + k), a0);
+    a0 = hn::MulAdd(hn::LoadU(d, val + k), GatherX(d, x, col + k, base), a0);
     k += N;
   }
   T s = hn::GetLane(hn::SumOfLanes(d, hn::Add(a0, a1)));
-  for (; k < len; ++k) s += val[k] * x[col[k]];
+  const T* xb = x + base;
+  for (; k < len; ++k) s += val[k] * xb[col[k]];
   return s;
 }
 
 // The same in scalar code, for rows too short to fill a vector; two chains so that rows of
-// 5-10 entries are not bound by the FMA latency.
-template <class T>
-HWY_INLINE T RowDotScalar(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x,
-                          std::size_t len) {
+// 5-10 entries are not bound by the FMA latency. x + base: the narrow offsets index from the
+// row's own element.
+template <class T, class Idx>
+HWY_INLINE T RowDotScalar(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
+                          std::int32_t base) {
+  const T* xb = x + base;
   T s0 = 0, s1 = 0;
   std::size_t k = 0;
   for (; k + 2 <= len; k += 2) {
-    s0 += val[k] * x[col[k]];
-    s1 += val[k + 1] * x[col[k + 1]];
+    s0 += val[k] * xb[col[k]];
+    s1 += val[k + 1] * xb[col[k + 1]];
   }
-  if (k < len) s0 += val[k] * x[col[k]];
+  if (k < len) s0 += val[k] * xb[col[k]];
   return s0 + s1;
 }
 
-template <class T>
-HWY_INLINE T RowDot(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
-                    std::size_t gather_min_len) {
-  return len >= gather_min_len ? RowDotGather(col, val, x, len) : RowDotScalar(col, val, x, len);
+template <class T, class Idx>
+HWY_INLINE T RowDot(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
+                    std::size_t gather_min_len, std::int32_t base = 0) {
+  return len >= gather_min_len ? RowDotGather(col, val, x, len, base) : RowDotScalar(col, val, x, len, base);
 }
 
 // Rows of at most ShortRowMax<T>() nonzeros as one masked gather, without a loop: where row
@@ -95,14 +115,21 @@ HWY_INLINE std::size_t ShortRowMax() {
   return hn::Lanes(hn::CappedTag<T, 8>());
 }
 
-template <class T>
-HWY_INLINE T RowDotShort(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x,
-                         std::size_t len) {
+template <class T, class Idx>
+HWY_INLINE T RowDotShort(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
+                         std::int32_t base) {
   const hn::CappedTag<T, 8> d;
   const hn::RebindToSigned<decltype(d)> di;
   const hn::Rebind<std::int32_t, decltype(d)> d32;
   const auto m = hn::FirstN(d, len);
-  const auto c32 = hn::MaskedLoad(hn::FirstN(d32, len), d32, col);
+  hn::VFromD<decltype(d32)> c32;
+  if constexpr (kNarrow<Idx>) {  // idle lanes: offset 0 + base would be x[row]; make them x[0]
+    const hn::Rebind<std::int16_t, decltype(d)> d16;
+    const auto off = hn::PromoteTo(d32, hn::MaskedLoad(hn::FirstN(d16, len), d16, col));
+    c32 = hn::IfThenElseZero(hn::FirstN(d32, len), hn::Add(off, hn::Set(d32, base)));
+  } else {
+    c32 = hn::MaskedLoad(hn::FirstN(d32, len), d32, col);
+  }
   hn::VFromD<decltype(di)> idx;
   if constexpr (sizeof(T) == 4) {
     idx = c32;

@@ -1,4 +1,5 @@
-// CSR SpMV. Memory bound: per nonzero one value and one int32 index are streamed, x is gathered
+// CSR SpMV. Memory bound: per nonzero one value and one index (int32, or int16 in the narrow
+// storage) are streamed, x is gathered
 // (mostly from cache), so the kernel's job is to keep loads in flight, not to save flops.
 #include <algorithm>
 #include <cstddef>
@@ -31,8 +32,8 @@ constexpr std::int64_t kPrefetchAhead = 256;
 // only cost, hence the switch. The column indices it reads are read again a row or two later.
 constexpr std::int64_t kPrefetchX = 128;
 
-template <bool kReadY, bool kPrefetchXOn, bool kShortGather, class T>
-TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, const std::int32_t* HWY_RESTRICT col,
+template <bool kReadY, bool kPrefetchXOn, bool kShortGather, class T, class Idx>
+TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, const Idx* HWY_RESTRICT col,
                                    const T* HWY_RESTRICT val, const T* HWY_RESTRICT x, T alpha, T beta,
                                    T* HWY_RESTRICT y, std::int64_t row_begin, std::int64_t row_end,
                                    std::int64_t gather_min_len, bool prefetch_streams) {
@@ -45,15 +46,16 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
       hwy::Prefetch(val + b + kPrefetchAhead);
       hwy::Prefetch(col + b + kPrefetchAhead);
     }
-    if constexpr (kPrefetchXOn) {
+    if constexpr (kPrefetchXOn && !kNarrow<Idx>) {
       for (const std::int64_t to = std::min(b + len + kPrefetchX, nnz_end); x_ahead < to; ++x_ahead)
         hwy::Prefetch(x + col[x_ahead]);
     }
+    const std::int32_t base = kNarrow<Idx> ? static_cast<std::int32_t>(i) : 0;
     T s;
     if (kShortGather && len <= short_max)
-      s = RowDotShort(col + b, val + b, x, static_cast<std::size_t>(len));
+      s = RowDotShort(col + b, val + b, x, static_cast<std::size_t>(len), base);
     else
-      s = RowDot(col + b, val + b, x, static_cast<std::size_t>(len), static_cast<std::size_t>(gather_min_len));
+      s = RowDot(col + b, val + b, x, static_cast<std::size_t>(len), static_cast<std::size_t>(gather_min_len), base);
     if constexpr (kReadY)
       y[i] = alpha * s + beta * y[i];
     else
@@ -61,8 +63,8 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
   }
 }
 
-template <class T>
-void SpmvT(const std::int32_t* row_ptr, const std::int32_t* col, const T* val, const T* x, T alpha, T beta, T* y,
+template <class T, class Idx>
+void SpmvT(const std::int32_t* row_ptr, const Idx* col, const T* val, const T* x, T alpha, T beta, T* y,
            std::int64_t row_begin, std::int64_t row_end, std::int64_t gather_min_len, bool prefetch_x,
            bool short_gather, bool prefetch_streams) {
   const auto run = [&](auto read_y, auto pf, auto sg) {
@@ -97,6 +99,21 @@ void SpmvF64(const std::int32_t* row_ptr, const std::int32_t* col, const double*
         prefetch_streams);
 }
 
+// Narrow columns: x is read within +-32767 elements of the row, a window the caches and the
+// hardware prefetchers follow, so x is never prefetched by hand.
+void SpmvNarrowF32(const std::int32_t* row_ptr, const std::int16_t* col, const float* val, const float* x,
+                   float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
+                   std::int64_t gather_min_len, bool short_gather, bool prefetch_streams) {
+  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, false, short_gather,
+        prefetch_streams);
+}
+void SpmvNarrowF64(const std::int32_t* row_ptr, const std::int16_t* col, const double* val, const double* x,
+                   double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
+                   std::int64_t gather_min_len, bool short_gather, bool prefetch_streams) {
+  SpmvT(row_ptr, col, val, x, alpha, beta, y, row_begin, row_end, gather_min_len, false, short_gather,
+        prefetch_streams);
+}
+
 bool HasGather() { return kHasGather; }
 
 }  // namespace tessera::cpu::HWY_NAMESPACE
@@ -108,6 +125,8 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 HWY_EXPORT(SpmvF32);
 HWY_EXPORT(SpmvF64);
+HWY_EXPORT(SpmvNarrowF32);
+HWY_EXPORT(SpmvNarrowF64);
 HWY_EXPORT(HasGather);
 
 void spmv_f32(const std::int32_t* row_ptr, const std::int32_t* col_idx, const float* values, const float* x,
@@ -121,6 +140,19 @@ void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const do
               std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams) {
   HWY_DYNAMIC_DISPATCH(SpmvF64)(row_ptr, col_idx, values, x, alpha, beta, y, row_begin, row_end, gather_min_len,
                                 prefetch_x, short_gather, prefetch_streams);
+}
+
+void spmv_narrow_f32(const std::int32_t* row_ptr, const std::int16_t* col_offset, const float* values, const float* x,
+                     float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
+                     std::int64_t gather_min_len, bool short_gather, bool prefetch_streams) {
+  HWY_DYNAMIC_DISPATCH(SpmvNarrowF32)(row_ptr, col_offset, values, x, alpha, beta, y, row_begin, row_end,
+                                      gather_min_len, short_gather, prefetch_streams);
+}
+void spmv_narrow_f64(const std::int32_t* row_ptr, const std::int16_t* col_offset, const double* values,
+                     const double* x, double alpha, double beta, double* y, std::int64_t row_begin,
+                     std::int64_t row_end, std::int64_t gather_min_len, bool short_gather, bool prefetch_streams) {
+  HWY_DYNAMIC_DISPATCH(SpmvNarrowF64)(row_ptr, col_offset, values, x, alpha, beta, y, row_begin, row_end,
+                                      gather_min_len, short_gather, prefetch_streams);
 }
 
 // AMD cores run vector gathers as microcode, slower than the scalar loads they replace: on a

@@ -21,6 +21,15 @@ void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const do
               double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
               std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams);
 
+// The same with narrow columns (plan/narrow_columns.hpp): column = row + col_offset[k]. x is
+// not prefetched (its reads stay near the row).
+void spmv_narrow_f32(const std::int32_t* row_ptr, const std::int16_t* col_offset, const float* values, const float* x,
+                     float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
+                     std::int64_t gather_min_len, bool short_gather, bool prefetch_streams);
+void spmv_narrow_f64(const std::int32_t* row_ptr, const std::int16_t* col_offset, const double* values,
+                     const double* x, double alpha, double beta, double* y, std::int64_t row_begin,
+                     std::int64_t row_end, std::int64_t gather_min_len, bool short_gather, bool prefetch_streams);
+
 // Whether gathers should be used: the running target has hardware gathers (AVX2, AVX-512, SVE;
 // elsewhere Highway emulates them lane by lane and the scalar loop is as fast) and the CPU
 // runs them faster than scalar loads (not AMD's x86 cores).

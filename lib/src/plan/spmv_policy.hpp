@@ -16,6 +16,11 @@
 // alone (sell_candidate: even rows, stddev <= spmv.sell_max_cv % of the mean, at least
 // spmv.sell_min_rows rows), the second once the backend has the layout (keep_sell: its padding
 // <= spmv.sell_max_padding % of nnz). Where SELL is not taken the CSR kernel above runs.
+//
+// CSR's column indices may then be stored narrow (plan/narrow_columns.hpp: int16 offsets from
+// the row, half the index bytes; the cpu backend): spmv.index forces int32 or asks for int16;
+// auto takes it for a matrix of at least spmv.narrow_min_nnz nonzeros (narrow_candidate), if
+// every column is within +-32767 of its row (known once the backend has built the offsets).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +46,13 @@ bool sell_candidate(const CsrView& A, const tuning::Tuning& tune);
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune);
 // "sell(C=32, sigma=256, padding 3.1%)": what tessera::spmv_kernel reports.
 std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nnz);
+
+// spmv.index's values.
+enum class IndexSetting { automatic = 0, int32 = 1, int16 = 2 };
+// Whether A's CSR columns may be stored narrow: int16 asked for, or auto and A is large enough
+// for the halved index stream to matter. Never for a matrix without rows, nonzeros or identity
+// (generation 0: the offsets would be rebuilt at every call).
+bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune);
 
 struct SpmvChoice {
   SpmvKernel kernel = SpmvKernel::vector;

@@ -60,6 +60,14 @@ const std::vector<ParamSpec>& spmv_params() {
       // the dtype, from the Highway target at run time, not a table value).
       {"spmv.sell_c", "SELL on GPUs: rows per slice (the warp or wavefront width)", 1, 1024, Shape::pow2,
        {{"cuda/*", 32}, {"opencl/amd-gcn", 64}, {"opencl/*", 32}}},
+      // Narrow CSR columns (plan/narrow_columns.hpp): int16 offsets from the row where every
+      // column lies within +-32767 of it. Pays where the matrix streams from memory; below
+      // narrow_min_nnz (f64: ~12 MiB of values and indices, the order of a server's L3 share)
+      // the copy of the indices is not worth its memory and its build at the first call.
+      {"spmv.index", "cpu CSR column storage: 0 auto (narrow_min_nnz), 1 int32, 2 int16 offsets where they fit", 0,
+       2, Shape::any, {{"cpu/*", 0}}, "auto|int32|int16"},
+      {"spmv.narrow_min_nnz", "cpu: auto stores CSR columns as int16 row offsets from this many nonzeros", 0,
+       std::int64_t{1} << 40, Shape::any, {{"cpu/*", 1 << 20}}},
       {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
        Shape::any, {{"cpu/*", 1 << 15}}},
       // The branch-free short-row gather (irregular rows of at most one vector) pays where the
