@@ -35,7 +35,7 @@ class CpuBackend final : public HostMemoryBackend<CpuBackend> {
   std::shared_ptr<const SellPlan<T>> sell_plan(const CsrView& A);  // null: CSR runs
   struct NarrowPlan;  // spmv.cpp: one matrix's int16 column offsets, or that they don't fit
   // Its offsets (aliasing the plan, which they keep alive), or null: int32 columns.
-  std::shared_ptr<const std::int16_t> narrow_offsets(const CsrView& A);
+  std::shared_ptr<const std::int16_t> narrow_offsets(const CsrView& A, DType dtype);
 
  public:
   /// "sell(...)", "csr/rows" or "csr/rows(int16 columns)" (Backend::spmv_kernel).

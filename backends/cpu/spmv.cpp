@@ -165,8 +165,8 @@ std::shared_ptr<const CpuBackend::SellPlan<T>> CpuBackend::sell_plan(const CsrVi
   return plan->structure->use ? plan : nullptr;
 }
 
-std::shared_ptr<const std::int16_t> CpuBackend::narrow_offsets(const CsrView& A) {
-  if (!plan::narrow_candidate(A, tune_)) return nullptr;
+std::shared_ptr<const std::int16_t> CpuBackend::narrow_offsets(const CsrView& A, DType dtype) {
+  if (!plan::narrow_candidate(A, dtype, tune_)) return nullptr;
   auto plan = spmv_state_->narrow.get(A.generation, [&](std::shared_ptr<const NarrowPlan> old) {
     if (old) return old;
     auto p = std::make_shared<NarrowPlan>();
@@ -180,7 +180,7 @@ std::shared_ptr<const std::int16_t> CpuBackend::narrow_offsets(const CsrView& A)
 
 std::string CpuBackend::spmv_kernel(DType dtype, const CsrView& A) {
   const auto describe = [&](const auto& plan) -> std::string {
-    if (!plan) return narrow_offsets(A) ? "csr/rows(int16 columns)" : "csr/rows";
+    if (!plan) return narrow_offsets(A, dtype) ? "csr/rows(int16 columns)" : "csr/rows";
     const plan::SellLayout& l = plan->structure->layout;
     return plan::describe_sell(l.c, l.sigma, l.padded, A.nnz);
   };
@@ -215,7 +215,7 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     }
     return;
   }
-  const CsrRows<T> csr(A, narrow_offsets(A), xv, alpha, beta, yv, tune_);
+  const CsrRows<T> csr(A, narrow_offsets(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
   cpu::for_each_row_share(csr.row_ptr, A.rows, A.nnz, csr.threads, csr);
 }
 
@@ -226,7 +226,7 @@ void CpuBackend::spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, co
     Backend::spmv_dot(dtype_v<T>, q, alpha, A, xv, beta, yv, wv, out);
     return;
   }
-  const CsrRows<T> csr(A, narrow_offsets(A), xv, alpha, beta, yv, tune_);
+  const CsrRows<T> csr(A, narrow_offsets(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
   const T* w = host_ptr<const T>(wv);
   // Each thread's rows in chunks of kDotChunkRows: the chunk's product, then its dot while y's
   // and w's chunk are still in the L1/L2 (w is usually x, whose rows the product just read).

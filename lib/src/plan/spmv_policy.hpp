@@ -19,8 +19,8 @@
 //
 // CSR's column indices may then be stored narrow (plan/narrow_columns.hpp: int16 offsets from
 // the row, half the index bytes; the cpu backend): spmv.index forces int32 or asks for int16;
-// auto takes it for a matrix of at least spmv.narrow_min_nnz nonzeros (narrow_candidate), if
-// every column is within +-32767 of its row (known once the backend has built the offsets).
+// auto takes it for f64 matrices of at least spmv.narrow_min_nnz nonzeros (narrow_candidate),
+// if every column is within +-32767 of its row (known once the backend has built the offsets).
 #pragma once
 
 #include <cstdint>
@@ -49,10 +49,14 @@ std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nn
 
 // spmv.index's values.
 enum class IndexSetting { automatic = 0, int32 = 1, int16 = 2 };
-// Whether A's CSR columns may be stored narrow: int16 asked for, or auto and A is large enough
-// for the halved index stream to matter. Never for a matrix without rows, nonzeros or identity
-// (generation 0: the offsets would be rebuilt at every call).
-bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune);
+// Whether A's CSR columns may be stored narrow: int16 asked for, or auto, f64 values and A large
+// enough for the halved index stream to matter. Never for a matrix without rows, nonzeros or
+// identity (generation 0: the offsets would be rebuilt at every call).
+// Why f64 only: with 4-byte values the row loop is bound by its loads (value, index, x: three
+// per nonzero), not by memory, and the offsets' extra add per row made it slower. Zen 5 VM, one
+// thread, 7-point Laplacian 128^3, median ms int32 / int16 columns: f64 12.0 / 8.8, f32
+// 7.9-8.0 / 8.5-8.7 (tessera-bench, 2026-11-26).
+bool narrow_candidate(const CsrView& A, DType dtype, const tuning::Tuning& tune);
 
 struct SpmvChoice {
   SpmvKernel kernel = SpmvKernel::vector;

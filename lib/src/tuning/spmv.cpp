@@ -64,7 +64,7 @@ const std::vector<ParamSpec>& spmv_params() {
       // column lies within +-32767 of it. Pays where the matrix streams from memory; below
       // narrow_min_nnz (f64: ~12 MiB of values and indices, the order of a server's L3 share)
       // the copy of the indices is not worth its memory and its build at the first call.
-      {"spmv.index", "cpu CSR column storage: 0 auto (narrow_min_nnz), 1 int32, 2 int16 offsets where they fit", 0,
+      {"spmv.index", "cpu CSR column storage: 0 auto (f64, narrow_min_nnz), 1 int32, 2 int16 offsets where they fit", 0,
        2, Shape::any, {{"cpu/*", 0}}, "auto|int32|int16"},
       {"spmv.narrow_min_nnz", "cpu: auto stores CSR columns as int16 row offsets from this many nonzeros", 0,
        std::int64_t{1} << 40, Shape::any, {{"cpu/*", 1 << 20}}},
