@@ -424,12 +424,15 @@ void spmv(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<
 template <class T>
 void spmv_dot(const Queue& q, tessera::detail::same_t<T> alpha, const DistCsrMatrix<T>& A, const DistVector<T>& x,
               tessera::detail::same_t<T> beta, DistVector<T>& y, const DistVector<T>& w, Scalar<T>& out) {
+  // Every check first, agreed (w's partition and out's device too): one rank's error reaches
+  // all before anything moves. On the NCCL path a w on another partition would otherwise reach
+  // the dot, which would open that partition's communicator on one rank only and hang.
+  check_spmv<T>("spmv_dot", q, A, x, y, &w, &out);
   if (detail::nccl_for(x.partition(), x.device()) != nullptr) {  // on the device's streams, no host wait
-    spmv(q, alpha, A, x, beta, y);
+    spmv_unchecked<T>(q, alpha, A, x, beta, y, nullptr, nullptr, nullptr);
     dot(q, w, y, out);
     return;
   }
-  check_spmv<T>("spmv_dot", q, A, x, y, &w, &out);  // out's device too: one rank's error reaches all
   Scalar<T>* parts = y.partials();
   spmv_unchecked<T>(q, alpha, A, x, beta, y, &w, &parts[0], &parts[1]);
   // Every rank's w . y, summed in rank order in double, as the distributed dot does.

@@ -92,6 +92,23 @@ TEST_CASE("mpi bad input: ranks on mismatched dtypes or sizes") {
   const auto other = dm::RowPartition::from_sizes(MPI_COMM_WORLD, uneven_sizes(50, p), 50);
   dm::DistVector<double> z(dev, other);
   if (p >= 2) CHECK_THROWS_AS(dm::dot(q, xd, z, sd), DimensionMismatch);
+  // spmv_dot with w on a partition that only rank 0 uses, for the first time there: the checks
+  // run on A's communicator and are agreed before anything else, the NCCL path's included
+  // (choosing a transport on a partition's first use is collective: a hang otherwise). (The
+  // first operand of a reduction carries the communicator of its agreement: one that differs
+  // between ranks is a collective on different communicators, which no check can detect.)
+  if (p >= 2) {
+    const auto fresh = dm::RowPartition::from_sizes(MPI_COMM_WORLD, uneven_sizes(50, p), 50);
+    const dm::DistVector<double> w1 = me == 0 ? dm::DistVector<double>(dev, fresh) : xd;
+    const auto A = dm::DistCsrMatrix<double>::from_global(dev, part, laplacian_2d<double>(10, 5));
+    dm::DistVector<double> y(dev, part);
+    dm::fill(q, 3.0, y);
+    CHECK_THROWS_AS(dm::spmv_dot(q, 1.0, A, xd, 0.0, y, w1, sd), DimensionMismatch);
+    CHECK(sd.get() == 7.0);
+    Scalar<double> ysum(dev);
+    dm::reduce(q, ReduceOp::sum, y, ysum);
+    CHECK(ysum.get() == 3.0 * 50);  // y untouched
+  }
   dm::DistVector<double> longer(dev, dm::RowPartition::uniform(MPI_COMM_WORLD, 51));
   CHECK_THROWS_AS(dm::axpy(q, 1.0, xd, longer), DimensionMismatch);
   // A global array of the wrong size on one rank.
