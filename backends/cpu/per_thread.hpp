@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/parallel_parts.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/reduce.hpp"
 
@@ -22,15 +23,10 @@ template <class F>
 std::vector<double> per_thread_sums(std::int64_t n, std::int64_t min_per_thread, F&& f) {
   const int threads = cpu::threads_for(n, min_per_thread);
   std::vector<double> parts(static_cast<std::size_t>(threads));
-  if (threads == 1) {
-    parts[0] = f(0, n);
-    return parts;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
+  cpu::parallel_parts(threads, [&](int t) {
     const cpu::Range r = cpu::split(n, threads, t, cpu_chunks::kLineElems);
     parts[static_cast<std::size_t>(t)] = f(r.begin, r.end - r.begin);
-  }
+  });
   return parts;
 }
 
@@ -38,12 +34,10 @@ std::vector<double> per_thread_sums(std::int64_t n, std::int64_t min_per_thread,
 template <class F>
 void per_thread_chunks(std::int64_t n, std::int64_t min_per_thread, F&& f) {
   const int threads = cpu::threads_for(n, min_per_thread);
-  if (threads == 1) return f(std::int64_t{0}, n);
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
+  cpu::parallel_parts(threads, [&](int t) {
     const cpu::Range r = cpu::split(n, threads, t, cpu_chunks::kLineElems);
     f(r.begin, r.end - r.begin);
-  }
+  });
 }
 
 // The sum of per-thread partial sums (NaN if any is NaN), in thread order (reduce.cpp).

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/parallel_parts.hpp"
+
 namespace tessera::cpu {
 
 // First row whose start cost (row_ptr[i] + i) reaches `target`.
@@ -40,11 +42,10 @@ void for_each_row_share(const std::int32_t* row_ptr, std::int64_t rows, std::int
     run(std::int64_t{0}, rows);
     return;
   }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
+  parallel_parts(threads, [&](int t) {
     const RowRange r = thread_rows(row_ptr, rows, nnz, t, threads);
     run(r.begin, r.end);
-  }
+  });
 }
 
 // Whether prefetching the gathered operand (spmv's x, spmm's rows of X) pays: where its loads

@@ -204,15 +204,11 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     // A slice costs its padded entries plus its rows (as a CSR row its nonzeros plus one);
     // slice_ptr / C is the slices' "row_ptr" in units of steps.
     const int threads = cpu::threads_for(l.padded + l.rows, tune_["spmv.min_work_per_thread"]);
-    if (threads == 1) {
-      run(0, l.slices);
-      return;
-    }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-    for (int t = 0; t < threads; ++t) {
-      const cpu::RowRange r = cpu::thread_rows(l.slice_ptr.data(), l.slices, l.padded, t, threads);
+    cpu::parallel_parts(threads, [&](int t) {
+      const cpu::RowRange r =
+          threads == 1 ? cpu::RowRange{0, l.slices} : cpu::thread_rows(l.slice_ptr.data(), l.slices, l.padded, t, threads);
       run(r.begin, r.end);
-    }
+    });
     return;
   }
   const CsrRows<T> csr(A, narrow_offsets(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
@@ -244,11 +240,10 @@ void CpuBackend::spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, co
   if (csr.threads == 1) {
     parts[0] = rows_dot(0, A.rows);
   } else {
-#pragma omp parallel for num_threads(csr.threads) schedule(static, 1)
-    for (int t = 0; t < csr.threads; ++t) {
+    cpu::parallel_parts(csr.threads, [&](int t) {
       const cpu::RowRange r = cpu::thread_rows(csr.row_ptr, A.rows, A.nnz, t, csr.threads);
       parts[static_cast<std::size_t>(t)] = rows_dot(r.begin, r.end);
-    }
+    });
   }
   *host_ptr<T>(out) = static_cast<T>(sum_parts(parts));
 }

@@ -100,11 +100,10 @@ std::pair<double, double> per_thread_two_sums(std::int64_t n, std::int64_t min_p
     return {a, c};
   }
   std::vector<double> first(static_cast<std::size_t>(threads)), second(static_cast<std::size_t>(threads));
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
+  cpu::parallel_parts(threads, [&](int t) {
     const cpu::Range r = cpu::split(n, threads, t, cpu_chunks::kLineElems);
     chunk(r.begin, r.end - r.begin, first[static_cast<std::size_t>(t)], second[static_cast<std::size_t>(t)]);
-  }
+  });
   return {sum_parts(first), sum_parts(second)};
 }
 
