@@ -3,7 +3,7 @@
 // where they are slower), the prefetch of x on or off (on only for an x bigger than the L2) and
 // the branch-free short-row gather on or off (on for irregular short rows), so each is tested
 // on every machine; each with int32 columns and with narrow int16 offsets from the row
-// (plan/narrow_columns.hpp, whose builder is tested here too). Bound as in
+// (plan/csr_columns.hpp, whose builder is tested here too). Bound as in
 // test_cpu_targets.cpp's spmv test.
 #include <doctest/doctest.h>
 
@@ -16,7 +16,7 @@
 
 #include "../kernels/cpu/dispatch.hpp"
 #include "../kernels/cpu/spmv.hpp"
-#include "plan/narrow_columns.hpp"
+#include "plan/csr_columns.hpp"
 #include "support/compare.hpp"
 #include "support/cpu_targets.hpp"
 #include "support/random.hpp"
@@ -95,7 +95,7 @@ TEST_CASE_TEMPLATE("cpu spmv kernel: gathers and prefetches forced on and off, e
   tessera_test::for_each_cpu_target([](const std::string&) { check_kernel_paths<T>(); });
 }
 
-TEST_CASE("cpu spmv kernel: narrow column offsets fit within +-32767 of the row and nowhere else") {
+TEST_CASE("cpu spmv kernel: the column pass (bandwidth; narrow offsets fit within +-32767 of the row and nowhere else)") {
   // Row i of `rows` holds the columns i + d for each d given (those inside [0, cols)).
   const auto banded = [](std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& ds) {
     std::vector<std::int32_t> row_ptr{0}, col;
@@ -111,6 +111,7 @@ TEST_CASE("cpu spmv kernel: narrow column offsets fit within +-32767 of the row 
     const auto [rp, col] = banded(n, n, {-32768, -1, 0, 5, 32767});
     const auto off = tessera::plan::narrow_columns(rp.data(), col.data(), n);
     REQUIRE(off);
+    CHECK(tessera::plan::csr_bandwidth(rp.data(), col.data(), n) == 32768);
     for (std::int64_t i = 0; i < n; i += 997)
       for (auto k = rp[static_cast<std::size_t>(i)]; k < rp[static_cast<std::size_t>(i) + 1]; ++k)
         CHECK(off[static_cast<std::size_t>(k)] == col[static_cast<std::size_t>(k)] - i);
@@ -119,6 +120,7 @@ TEST_CASE("cpu spmv kernel: narrow column offsets fit within +-32767 of the row 
     INFO("one column " << far << " from its row");
     const auto [rp, col] = banded(n, n, {-3, 0, 3, far});
     CHECK_FALSE(tessera::plan::narrow_columns(rp.data(), col.data(), n));
+    CHECK(tessera::plan::csr_bandwidth(rp.data(), col.data(), n) == (far < 0 ? -far : far));
   }
   {  // a wide matrix: row 0's last column decides
     auto [rp, col] = banded(2000, 50000, {0, 32767});
@@ -129,5 +131,6 @@ TEST_CASE("cpu spmv kernel: narrow column offsets fit within +-32767 of the row 
   {  // no rows, no nonzeros
     const std::vector<std::int32_t> rp{0, 0, 0};
     CHECK(tessera::plan::narrow_columns(rp.data(), nullptr, 2));
+    CHECK(tessera::plan::csr_bandwidth(rp.data(), nullptr, 2) == 0);
   }
 }

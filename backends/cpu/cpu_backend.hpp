@@ -16,6 +16,7 @@ class CpuBackend final : public HostMemoryBackend<CpuBackend> {
  public:
   CpuBackend();
   DeviceInfo info() const override;
+  struct ColumnInfo;  ///< spmv.cpp: what a product of A in one dtype takes from A's column plan
 
   TESSERA_TYPED_BACKEND_OPERATIONS
 
@@ -26,16 +27,15 @@ class CpuBackend final : public HostMemoryBackend<CpuBackend> {
   struct StencilState;  // stencil.cpp: the second grid, kept between calls
   static std::shared_ptr<StencilState> make_stencil_state();
   std::shared_ptr<StencilState> stencil_state_ = make_stencil_state();
-  struct SpmvState;  // spmv.cpp: the SELL-C-sigma layouts and narrow columns of the matrices seen last
+  struct SpmvState;  // spmv.cpp: the SELL-C-sigma layouts and column plans of the matrices seen last
   static std::shared_ptr<SpmvState> make_spmv_state();
   std::shared_ptr<SpmvState> spmv_state_ = make_spmv_state();
   template <class T>
   struct SellPlan;  // spmv.cpp: one matrix's layout and padded arrays
   template <class T>
   std::shared_ptr<const SellPlan<T>> sell_plan(const CsrView& A);  // null: CSR runs
-  struct NarrowPlan;  // spmv.cpp: one matrix's int16 column offsets, or that they don't fit
-  // Its offsets (aliasing the plan, which they keep alive), or null: int32 columns.
-  std::shared_ptr<const std::int16_t> narrow_offsets(const CsrView& A, DType dtype);
+  struct ColumnPlan;  // spmv.cpp: one matrix's bandwidth and, where asked for, narrow columns
+  ColumnInfo column_info(const CsrView& A, DType dtype);
 
  public:
   /// "sell(...)", "csr/rows" or "csr/rows(int16 columns)" (Backend::spmv_kernel).

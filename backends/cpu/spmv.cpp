@@ -2,9 +2,10 @@
 // log rows) per call, so nothing is cached per matrix for CSR. Fewer threads run where each
 // would get less than spmv.min_work_per_thread (tuning/spmv.cpp).
 //
-// Narrow columns (plan/narrow_columns.hpp, plan/spmv_policy.hpp decides): the int16 offsets are
-// built at the first call for a matrix and kept per generation, or the verdict that they do not
-// fit; update_values keeps them (the structure is the same).
+// Column plans (plan/csr_columns.hpp): at the first call for a large matrix, one pass over its
+// columns gives its bandwidth (whether x is read in a sliding window, which decides the x
+// prefetch) and, where plan/spmv_policy.hpp asks for them, narrow int16 columns; kept per
+// generation (update_values keeps them: the structure is the same).
 //
 // SELL-C-sigma (plan/spmv_policy.hpp decides, plan/sell_layout.hpp builds): the layout and its
 // padded arrays are built on the host at the first call for a matrix and kept per generation
@@ -23,7 +24,7 @@
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/spmv.hpp"
 #include "kernels/cpu/spmv_sell.hpp"
-#include "plan/narrow_columns.hpp"
+#include "plan/csr_columns.hpp"
 #include "plan/plan_cache.hpp"
 #include "plan/sell_layout.hpp"
 #include "plan/spmv_policy.hpp"
@@ -48,6 +49,20 @@ bool irregular_short_rows(const CsrStats& s) {
   return s.short_pairs > 0 && s.short_pair_changes * 4 >= s.short_pairs;
 }
 
+}  // namespace
+
+struct CpuBackend::ColumnPlan {
+  std::int64_t bandwidth = 0;
+  bool narrow_tried = false;   // narrow columns were asked for when it was built
+  plan::NarrowColumns narrow;  // null: not asked for, or some column out of the int16 range
+};
+struct CpuBackend::ColumnInfo {
+  std::shared_ptr<const std::int16_t> narrow;  // int16 offsets from the row (aliasing the plan), or null
+  std::int64_t bandwidth = -1;                 // max |col - row|; -1: not known (no plan)
+};
+
+namespace {
+
 // The CSR product over row ranges: the kernel's arguments and choices for one call, and the
 // number of threads (tuning spmv.min_work_per_thread); csr(r0, r1) computes rows [r0, r1).
 template <class T>
@@ -63,14 +78,18 @@ struct CsrRows {
   bool prefetch_x, prefetch_streams, short_gather;
   int threads;
 
-  CsrRows(const CsrView& A, std::shared_ptr<const std::int16_t> narrow_offsets, const VecView& xv,
-          double alpha, double beta, const VecView& yv, const tuning::Tuning& tune)
+  CsrRows(const CsrView& A, const CpuBackend::ColumnInfo& columns, const VecView& xv, double alpha, double beta,
+          const VecView& yv, const tuning::Tuning& tune)
       : row_ptr(static_cast<const std::int32_t*>(A.row_ptr)), col(static_cast<const std::int32_t*>(A.col_idx)),
-        narrow(std::move(narrow_offsets)), val(static_cast<const T*>(A.values)), x(host_ptr<const T>(xv)), y(host_ptr<T>(yv)), a(static_cast<T>(alpha)),
+        narrow(columns.narrow), val(static_cast<const T*>(A.values)), x(host_ptr<const T>(xv)), y(host_ptr<T>(yv)), a(static_cast<T>(alpha)),
         b(static_cast<T>(beta)),
         gather_min(gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64())) {
     const std::size_t llc = host::machine().caches.l3;
-    prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * sizeof(T), llc);
+    // x is read within the window of rows +-bandwidth where that is known: a banded matrix's
+    // x streams however long x is (7-point Laplacian 128^3 f64, one thread: 11.7 -> 8.9 ms
+    // without the x prefetch; 256^3: 94 -> 83 ms).
+    const std::int64_t window = columns.bandwidth >= 0 ? std::min(A.cols, 2 * columns.bandwidth + 1) : A.cols;
+    prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(window) * sizeof(T), llc);
     prefetch_streams = cpu::prefetch_streams(static_cast<std::size_t>(A.nnz) * (sizeof(T) + sizeof(std::int32_t)), llc);
     threads = cpu::threads_for(A.nnz + A.rows, tune["spmv.min_work_per_thread"]);
     // The short-row gather reads x[0] for its idle lanes: only with cols >= 1. The rows must be
@@ -96,10 +115,6 @@ struct CsrRows {
 
 }  // namespace
 
-struct CpuBackend::NarrowPlan {
-  plan::NarrowColumns col;  // null: some column is out of the int16 range of its row
-};
-
 // The structure half of a SELL plan (shared by its value refreshes) and the values.
 struct SellStructure {
   plan::SellLayout layout;
@@ -121,7 +136,7 @@ struct CpuBackend::SellPlan {
 struct CpuBackend::SpmvState {
   plan::PlanCache<SellPlan<float>> f32;
   plan::PlanCache<SellPlan<double>> f64;
-  plan::PlanCache<NarrowPlan> narrow;
+  plan::PlanCache<ColumnPlan> columns;
   template <class T>
   plan::PlanCache<SellPlan<T>>& cache() {
     if constexpr (std::is_same_v<T, float>) return f32;
@@ -165,22 +180,36 @@ std::shared_ptr<const CpuBackend::SellPlan<T>> CpuBackend::sell_plan(const CsrVi
   return plan->structure->use ? plan : nullptr;
 }
 
-std::shared_ptr<const std::int16_t> CpuBackend::narrow_offsets(const CsrView& A, DType dtype) {
-  if (!plan::narrow_candidate(A, dtype, tune_)) return nullptr;
-  auto plan = spmv_state_->narrow.get(A.generation, [&](std::shared_ptr<const NarrowPlan> old) {
-    if (old) return old;
-    auto p = std::make_shared<NarrowPlan>();
-    p->col = plan::narrow_columns(static_cast<const std::int32_t*>(A.row_ptr),
-                                  static_cast<const std::int32_t*>(A.col_idx), A.rows);
-    return std::shared_ptr<const NarrowPlan>(std::move(p));
+CpuBackend::ColumnInfo CpuBackend::column_info(const CsrView& A, DType dtype) {
+  ColumnInfo info;
+  if (A.generation == 0 || A.rows == 0 || A.nnz == 0) return info;  // nothing to key a plan by
+  const bool narrow_wanted = plan::narrow_candidate(A, tune_);
+  const std::size_t esize = dtype == DType::f32 ? sizeof(float) : sizeof(double);
+  // Only where a choice depends on the columns: the narrow storage, or the x prefetch (which
+  // the window of a banded matrix can switch off only where all of x would switch it on).
+  if (!narrow_wanted &&
+      !cpu::prefetch_gathers(static_cast<std::size_t>(A.cols) * esize, host::machine().caches.l3))
+    return info;
+  const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
+  const auto* col = static_cast<const std::int32_t*>(A.col_idx);
+  auto p = spmv_state_->columns.get(A.generation, [&](std::shared_ptr<const ColumnPlan> old) {
+    if (old && (old->narrow_tried || !narrow_wanted)) return old;
+    auto fresh = std::make_shared<ColumnPlan>();
+    fresh->bandwidth = old ? old->bandwidth : plan::csr_bandwidth(row_ptr, col, A.rows);
+    if (narrow_wanted) {
+      fresh->narrow_tried = true;
+      if (fresh->bandwidth <= INT16_MAX) fresh->narrow = plan::narrow_columns(row_ptr, col, A.rows);
+    }
+    return std::shared_ptr<const ColumnPlan>(std::move(fresh));
   });
-  if (!plan->col) return nullptr;
-  return std::shared_ptr<const std::int16_t>(plan, plan->col.get());
+  info.bandwidth = p->bandwidth;
+  if (narrow_wanted && p->narrow) info.narrow = std::shared_ptr<const std::int16_t>(p, p->narrow.get());
+  return info;
 }
 
 std::string CpuBackend::spmv_kernel(DType dtype, const CsrView& A) {
   const auto describe = [&](const auto& plan) -> std::string {
-    if (!plan) return narrow_offsets(A, dtype) ? "csr/rows(int16 columns)" : "csr/rows";
+    if (!plan) return column_info(A, dtype).narrow ? "csr/rows(int16 columns)" : "csr/rows";
     const plan::SellLayout& l = plan->structure->layout;
     return plan::describe_sell(l.c, l.sigma, l.padded, A.nnz);
   };
@@ -211,7 +240,7 @@ void CpuBackend::spmv(QueueImpl&, double alpha, const CsrView& A, const VecView&
     });
     return;
   }
-  const CsrRows<T> csr(A, narrow_offsets(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
+  const CsrRows<T> csr(A, column_info(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
   cpu::for_each_row_share(csr.row_ptr, A.rows, A.nnz, csr.threads, csr);
 }
 
@@ -222,7 +251,7 @@ void CpuBackend::spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, co
     Backend::spmv_dot(dtype_v<T>, q, alpha, A, xv, beta, yv, wv, out);
     return;
   }
-  const CsrRows<T> csr(A, narrow_offsets(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
+  const CsrRows<T> csr(A, column_info(A, dtype_v<T>), xv, alpha, beta, yv, tune_);
   const T* w = host_ptr<const T>(wv);
   // Each thread's rows in chunks of kDotChunkRows: the chunk's product, then its dot while y's
   // and w's chunk are still in the L1/L2 (w is usually x, whose rows the product just read).

@@ -29,7 +29,7 @@ namespace tessera::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // A row's column indices come in one of two storages: int32 columns, or int16 offsets from the
-// row's own index (narrow storage of a banded matrix: plan/narrow_columns.hpp), which stream
+// row's own index (narrow storage of a banded matrix: plan/csr_columns.hpp), which stream
 // half the bytes. `base` is the row (0 for int32 columns, which are absolute).
 template <class Idx>
 constexpr bool kNarrow = sizeof(Idx) == 2;
@@ -123,9 +123,12 @@ HWY_INLINE T RowDotShort(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val,
   const hn::Rebind<std::int32_t, decltype(d)> d32;
   const auto m = hn::FirstN(d, len);
   hn::VFromD<decltype(d32)> c32;
-  if constexpr (kNarrow<Idx>) {  // idle lanes: offset 0 + base would be x[row]; make them x[0]
+  if constexpr (kNarrow<Idx>) {
+    // A whole vector of offsets (AVX2 has no 16-bit masked load: Highway's MaskedLoad would be
+    // an aligned full load there); the narrow array is padded so that it stays inside it
+    // (plan/csr_columns.hpp). Idle lanes hold the next row's offsets: index 0 instead.
     const hn::Rebind<std::int16_t, decltype(d)> d16;
-    const auto off = hn::PromoteTo(d32, hn::MaskedLoad(hn::FirstN(d16, len), d16, col));
+    const auto off = hn::PromoteTo(d32, hn::LoadU(d16, col));
     c32 = hn::IfThenElseZero(hn::FirstN(d32, len), hn::Add(off, hn::Set(d32, base)));
   } else {
     c32 = hn::MaskedLoad(hn::FirstN(d32, len), d32, col);

@@ -21,8 +21,9 @@ void spmv_f64(const std::int32_t* row_ptr, const std::int32_t* col_idx, const do
               double alpha, double beta, double* y, std::int64_t row_begin, std::int64_t row_end,
               std::int64_t gather_min_len, bool prefetch_x, bool short_gather, bool prefetch_streams);
 
-// The same with narrow columns (plan/narrow_columns.hpp): column = row + col_offset[k]. x is
-// not prefetched (its reads stay near the row).
+// The same with narrow columns (plan/csr_columns.hpp): column = row + col_offset[k]. x is
+// not prefetched (its reads stay near the row). col_offset must be readable 8 elements past
+// the last row's end (plan::narrow_columns pads it): short rows load a whole vector.
 void spmv_narrow_f32(const std::int32_t* row_ptr, const std::int16_t* col_offset, const float* values, const float* x,
                      float alpha, float beta, float* y, std::int64_t row_begin, std::int64_t row_end,
                      std::int64_t gather_min_len, bool short_gather, bool prefetch_streams);

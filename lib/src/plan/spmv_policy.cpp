@@ -32,11 +32,9 @@ bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune
   return (padded - A.nnz) * 100 <= tune["spmv.sell_max_padding"] * A.nnz;
 }
 
-bool narrow_candidate(const CsrView& A, DType dtype, const tuning::Tuning& tune) {
+bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune) {
   if (A.rows == 0 || A.nnz == 0 || A.generation == 0) return false;
-  const auto setting = static_cast<IndexSetting>(tune["spmv.index"]);
-  if (setting != IndexSetting::automatic) return setting == IndexSetting::int16;
-  return dtype == DType::f64 && A.nnz >= tune["spmv.narrow_min_nnz"];
+  return static_cast<IndexSetting>(tune["spmv.index"]) == IndexSetting::int16;
 }
 
 std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nnz) {

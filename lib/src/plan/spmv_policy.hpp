@@ -17,10 +17,10 @@
 // spmv.sell_min_rows rows), the second once the backend has the layout (keep_sell: its padding
 // <= spmv.sell_max_padding % of nnz). Where SELL is not taken the CSR kernel above runs.
 //
-// CSR's column indices may then be stored narrow (plan/narrow_columns.hpp: int16 offsets from
-// the row, half the index bytes; the cpu backend): spmv.index forces int32 or asks for int16;
-// auto takes it for f64 matrices of at least spmv.narrow_min_nnz nonzeros (narrow_candidate),
-// if every column is within +-32767 of its row (known once the backend has built the offsets).
+// CSR's column indices may then be stored narrow (plan/csr_columns.hpp: int16 offsets from
+// the row, half the index bytes; the cpu backend) where spmv.index asks for it
+// (narrow_candidate) and every column is within +-32767 of its row (known once the backend has
+// made its column pass).
 #pragma once
 
 #include <cstdint>
@@ -48,15 +48,11 @@ bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune
 std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nnz);
 
 // spmv.index's values.
-enum class IndexSetting { automatic = 0, int32 = 1, int16 = 2 };
-// Whether A's CSR columns may be stored narrow: int16 asked for, or auto, f64 values and A large
-// enough for the halved index stream to matter. Never for a matrix without rows, nonzeros or
-// identity (generation 0: the offsets would be rebuilt at every call).
-// Why f64 only: with 4-byte values the row loop is bound by its loads (value, index, x: three
-// per nonzero), not by memory, and the offsets' extra add per row made it slower. Zen 5 VM, one
-// thread, 7-point Laplacian 128^3, median ms int32 / int16 columns: f64 12.0 / 8.8, f32
-// 7.9-8.0 / 8.5-8.7 (tessera-bench, 2026-11-26).
-bool narrow_candidate(const CsrView& A, DType dtype, const tuning::Tuning& tune);
+enum class IndexSetting { int32 = 0, int16 = 1 };
+// Whether A's CSR columns may be stored narrow: int16 asked for (tuning/spmv.cpp says why it is
+// not the default). Never for a matrix without rows, nonzeros or identity (generation 0: the
+// offsets would be rebuilt at every call).
+bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune);
 
 struct SpmvChoice {
   SpmvKernel kernel = SpmvKernel::vector;

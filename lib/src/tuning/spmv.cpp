@@ -60,14 +60,14 @@ const std::vector<ParamSpec>& spmv_params() {
       // the dtype, from the Highway target at run time, not a table value).
       {"spmv.sell_c", "SELL on GPUs: rows per slice (the warp or wavefront width)", 1, 1024, Shape::pow2,
        {{"cuda/*", 32}, {"opencl/amd-gcn", 64}, {"opencl/*", 32}}},
-      // Narrow CSR columns (plan/narrow_columns.hpp): int16 offsets from the row where every
-      // column lies within +-32767 of it. Pays where the matrix streams from memory; below
-      // narrow_min_nnz (f64: ~12 MiB of values and indices, the order of a server's L3 share)
-      // the copy of the indices is not worth its memory and its build at the first call.
-      {"spmv.index", "cpu CSR column storage: 0 auto (f64, narrow_min_nnz), 1 int32, 2 int16 offsets where they fit", 0,
-       2, Shape::any, {{"cpu/*", 0}}, "auto|int32|int16"},
-      {"spmv.narrow_min_nnz", "cpu: auto stores CSR columns as int16 row offsets from this many nonzeros", 0,
-       std::int64_t{1} << 40, Shape::any, {{"cpu/*", 1 << 20}}},
+      // Narrow CSR columns (plan/csr_columns.hpp): int16 offsets from the row where every
+      // column lies within +-32767 of it, 2 bytes per nonzero less to stream. Off by default:
+      // no gain measured yet (7-point Laplacian 128^3 f64, int32 / int16 median ms: Zen 5 VM one
+      // thread 8.66-10.95 / 8.82-9.22, CG at 2 ranks 9.48 / 9.43; 16-core Xeon, 16 threads
+      // 1.94-2.11 / 1.97-2.17, 4 threads 7.12-7.75 / 7.14-7.30): the row loop is bound by its
+      // loads, not by memory, on those cores.
+      {"spmv.index", "cpu CSR column storage: 0 int32, 1 int16 offsets from the row where they fit", 0, 1,
+       Shape::any, {{"cpu/*", 0}}, "int32|int16"},
       {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
        Shape::any, {{"cpu/*", 1 << 15}}},
       // The branch-free short-row gather (irregular rows of at most one vector) pays where the

@@ -1,5 +1,6 @@
-#include "plan/narrow_columns.hpp"
+#include "plan/csr_columns.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -7,13 +8,25 @@
 
 namespace tessera::plan {
 
+std::int64_t csr_bandwidth(const std::int32_t* row_ptr, const std::int32_t* col, std::int64_t rows) {
+  std::int64_t bw = 0;
+#pragma omp parallel for schedule(static) reduction(max : bw)
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const std::int64_t d = static_cast<std::int64_t>(col[k]) - i;
+      bw = std::max(bw, d < 0 ? -d : d);
+    }
+  return bw;
+}
+
 void HostFree::operator()(std::int16_t* p) const noexcept { host_memory::deallocate(p); }
 
 NarrowColumns narrow_columns(const std::int32_t* row_ptr, const std::int32_t* col, std::int64_t rows) {
   const std::int64_t nnz = row_ptr[rows];
   NarrowColumns out(static_cast<std::int16_t*>(
-      host_memory::allocate(static_cast<std::size_t>(nnz > 0 ? nnz : 1) * sizeof(std::int16_t))));
+      host_memory::allocate(static_cast<std::size_t>(nnz + kNarrowPadding) * sizeof(std::int16_t))));
   std::int16_t* o = out.get();
+  for (std::int64_t k = nnz; k < nnz + kNarrowPadding; ++k) o[k] = 0;
   std::atomic<bool> fits{true};
   // In parallel: on a multi-socket host the pages are first touched by threads near the ones
   // that will stream them (the products split rows by nonzeros, close to this static split).
