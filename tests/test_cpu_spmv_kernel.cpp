@@ -95,7 +95,7 @@ TEST_CASE_TEMPLATE("cpu spmv kernel: gathers and prefetches forced on and off, e
   tessera_test::for_each_cpu_target([](const std::string&) { check_kernel_paths<T>(); });
 }
 
-TEST_CASE("cpu spmv kernel: the column pass (bandwidth; narrow offsets fit within +-32767 of the row and nowhere else)") {
+TEST_CASE("cpu spmv kernel: the column pass, its bandwidth and narrow offsets (within +-32767 of the row only)") {
   // Row i of `rows` holds the columns i + d for each d given (those inside [0, cols)).
   const auto banded = [](std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& ds) {
     std::vector<std::int32_t> row_ptr{0}, col;

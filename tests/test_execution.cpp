@@ -87,7 +87,7 @@ TEST_CASE_TEMPLATE("execution: a CG iteration makes no host wait, and converges"
   }
 }
 
-TEST_CASE("execution: queues order their own work; events order work across queues") {
+TEST_CASE("execution: queues order their own work, events order work across queues") {
   for (const Device& d : all_devices()) {
     INFO(d.spec());
     const Queue a = d.new_queue(), b = d.new_queue();

@@ -70,7 +70,7 @@ long dead_pid() {
 
 }  // namespace
 
-TEST_CASE("opencl disk cache: odd entries are misses; a crash while loading is rebuilt, then bypassed") {
+TEST_CASE("opencl disk cache: odd entries are misses, a crash while loading is rebuilt, then bypassed") {
   // Without an OpenCL device here (e.g. under QEMU, where the probe could not even be started
   // without binfmt) there is nothing to test.
   bool has_opencl = false;

@@ -226,7 +226,7 @@ TEST_CASE("gemm math modes: a longer product (k = 517) and a large odd shape on 
       run_case(Case{5000, 3000, 2000, ta, tb, 1.0f, -1.0f, ta == tb}, 911, 3000, true);
 }
 
-TEST_CASE("gemm math modes: per queue and per call; f64 ignores the queue's mode") {
+TEST_CASE("gemm math modes: per queue and per call, f64 ignores the queue's mode") {
   const float t = std::ldexp(1.0f, -12);
   for (const Device& d : all_devices()) {
     run_on_device<float>(d, Op::gemm, [&](const Device& dev) {

@@ -372,7 +372,7 @@ TEST_CASE_TEMPLATE("sell: Inf in x reaches only the rows that reference it (padd
   });
 }
 
-TEST_CASE("sell: bad input (an empty matrix; spmv's checks come first and write nothing)") {
+TEST_CASE("sell: bad input (an empty matrix, spmv's checks come first and write nothing)") {
   CHECK_THROWS_AS(spmv_kernel(CsrMatrix<float>()), InvalidArgument);
   for (const Device& d : all_devices()) {
     INFO(d.spec());
