@@ -69,6 +69,7 @@ void validate_tuning(const tuning::Tuning& t, std::size_t device_max_wg, std::si
   if (v("reduce.chunk") % (2 * v("reduce.vw")) != 0)
     fail("reduce.chunk = " + std::to_string(v("reduce.chunk")) + " must be a multiple of 2 * reduce.vw");
   need_wg("vector.wg", v("vector.wg"));
+  if (v("cg.fused_max_nnz") > 0) need_wg("cg.wg", v("cg.wg"));
   need_wg("spmv.wg", v("spmv.wg"));
   need_wg("spmm.wg", v("spmm.wg"));
   if (v("spmv.max_lanes") > v("spmv.wg")) fail("spmv.max_lanes must not exceed spmv.wg");

@@ -47,6 +47,10 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   TESSERA_DEVICE_BACKEND_OVERRIDES
 
   TESSERA_TYPED_BACKEND_OPERATIONS
+  // CG's iterations in one work-group for small systems (cg.cpp).
+  bool cg_steps(DType dtype, QueueImpl& q, std::int64_t steps, const CsrView& A, const VecView& d, const VecView& x,
+                const VecView& r, const VecView& p, const VecView& ap, const VecView& z, const VecView& rz,
+                const VecView& rr) override;
   // The format and kernel spmv runs for A (spmv.cpp).
   std::string spmv_kernel(DType dtype, const CsrView& A) override;
 

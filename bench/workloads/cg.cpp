@@ -14,6 +14,12 @@
 // seven per iteration, which on small systems is what bounds the iteration (Queue::begin_capture).
 // The timed iterations must not wait for the device: Device::host_waits() is compared
 // before and after them (an error row otherwise); x is read after the timing.
+// On queues that cannot record graphs (cpu, opencl) the row is the library's solver itself,
+// tessera::cg with tessera::Jacobi (built once with the runner), for the same fixed iterations
+// (rel_tol = abs_tol = 0, check_every = iters, no true residual): its iteration fuses the
+// updates (spmv_dot, axpy_multiply_dot2, axpby_pair), and on small systems it runs them in the
+// backend's fused kernel (Backend::cg_steps). Its checks wait for the device a fixed number of
+// times per solve (||b||, the initial residual, the check's cost, the one check), in the timing.
 // The IC(0) cases ("ic0 ... to tol"): tessera::cg with tessera::Ic0 to the tolerance, beside
 // Eigen's ConjugateGradient with IncompleteCholesky (workloads/converged_solve.hpp,
 // baselines/eigen_solve.cpp).
@@ -23,6 +29,9 @@
 // (128^3 f64: 451 MB, 0.14 ms at 3.3 TB/s); % of the read bandwidth, as spmv. Every
 // implementation is measured against these bytes, so a baseline that makes more passes (the
 // CUDA samples' shape: 16 rows sizeof(T)) shows as a lower % of peak.
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "baselines/baselines.hpp"
@@ -31,6 +40,7 @@
 #include "tessera/generate.hpp"
 #include "tessera/ops.hpp"
 #include "tessera/queue.hpp"
+#include "tessera/solve.hpp"
 #include "tessera/vector.hpp"
 #include "workloads/common.hpp"
 #include "workloads/converged_solve.hpp"
@@ -58,9 +68,11 @@ class TesseraCg : public Runner {
         rz_(dev),
         rz_new_(dev),
         pq_(dev),
-        rr_(dev) {}
+        rr_(dev) {
+    if (!q_.can_capture()) jacobi_ = std::make_unique<tessera::Jacobi<T>>(q_, A_);
+  }
   void run() override {
-    using tessera::Scalar;
+    if (jacobi_) return library_solve();
     const auto waits = dev_.host_waits();
     tessera::fill(q_, T(0), x_);
     tessera::copy(q_, b_, r_);
@@ -105,6 +117,20 @@ class TesseraCg : public Runner {
       }
     }
   }
+  void library_solve() {
+    tessera::fill(q_, T(0), x_);
+    tessera::SolveOptions o;
+    o.rel_tol = 0.0;
+    o.abs_tol = 0.0;
+    o.max_iterations = d_.iters;
+    o.check_every = d_.iters;
+    o.true_residual = false;
+    const tessera::SolveResult s = tessera::cg(q_, A_, b_, x_, jacobi_.get(), o);
+    if (s.iterations != d_.iters)
+      throw std::runtime_error("tessera::cg stopped after " + std::to_string(s.iterations) + " of " +
+                               std::to_string(d_.iters) + " iterations: " + s.reason);
+    fused_ = s.fused;
+  }
   void iteration() {
     tessera::spmv(q_, T(1), A_, p_, T(0), Ap_);
     tessera::dot(q_, p_, Ap_, pq_);
@@ -118,6 +144,9 @@ class TesseraCg : public Runner {
   std::vector<double> result() override { return widen(x_.to_host()); }
   int calls_per_run() const override { return d_.iters; }
   std::string detail() const override {
+    if (jacobi_)
+      return std::string("tessera::cg with Jacobi, ") + std::to_string(d_.iters) + " iterations" +
+             (fused_ ? " in the backend's fused kernel" : " as separate operations");
     return "0 host waits in " + std::to_string(d_.iters) + " iterations" +
            (launches_ > 0 ? ", pairs replayed from a recorded graph" : "") +
            (unrecordable_.empty() ? "" : ", not recorded: " + unrecordable_);
@@ -135,6 +164,8 @@ class TesseraCg : public Runner {
   int phase_ = 0;         // iterations run unrecorded since the last even count
   std::string unrecordable_;  // why recording failed, if it did
   std::int64_t launches_ = 0;
+  std::unique_ptr<tessera::Jacobi<T>> jacobi_;  // where the queue cannot record: tessera::cg's
+  bool fused_ = false;
 };
 
 template <class T>

@@ -31,6 +31,7 @@ struct Args {
   double tol = 1e-8;
   int restart = 30, check_every = 0;
   bool no_graphs = false;
+  bool no_fused = false;
   std::int64_t max_it = 10000;
 };
 
@@ -104,6 +105,7 @@ Run solve_on(const std::string& spec, const HostCsr<double>& h, const std::vecto
   o.restart = a.restart;
   o.check_every = a.check_every;
   o.graphs = !a.no_graphs;
+  o.fused = !a.no_fused;
   o.record_history = !a.history.empty();
   const SolverKind kind = a.solver == "cg" ? SolverKind::cg : a.solver == "bicgstab" ? SolverKind::bicgstab : SolverKind::gmres;
   run.result = solve(kind, d.queue(), A, b, x, M.get(), o);
@@ -125,7 +127,8 @@ std::string fmt(const char* f, double v) {
 void print_table(const std::vector<Run>& runs, bool known_solution) {
   std::vector<std::pair<std::string, std::vector<std::string>>> rows = {
       {"status", {}}, {"iterations", {}}, {"true ||r||/||b||", {}}, {"recurrence ||r||", {}}, {"max |x - 1|", {}},
-      {"setup (s)", {}}, {"preconditioner (s)", {}}, {"per iteration (us)", {}}, {"solve (s)", {}}, {"check every", {}}, {"graph replay", {}}};
+      {"setup (s)", {}}, {"preconditioner (s)", {}}, {"per iteration (us)", {}}, {"solve (s)", {}}, {"check every", {}}, {"graph replay", {}},
+      {"fused steps", {}}};
   for (const Run& r : runs) {
     const SolveResult& s = r.result;
     const bool ok = r.error.empty();
@@ -141,6 +144,7 @@ void print_table(const std::vector<Run>& runs, bool known_solution) {
     put(8, fmt("%.3g", s.solve_seconds));
     put(9, std::to_string(s.check_every));
     put(10, s.graph ? "yes" : "no");
+    put(11, s.fused ? "yes" : "no");
   }
   std::size_t w0 = 20, w = 14;
   for (const Run& r : runs) w = std::max(w, r.device.size() + 2);
@@ -190,6 +194,7 @@ nlohmann::json to_json(const Args& a, const HostCsr<double>& h, const std::vecto
       d["seconds_per_iteration"] = s.seconds_per_iteration();
       d["check_every"] = s.check_every;
       d["graph"] = s.graph;
+      d["fused"] = s.fused;
     }
     j["devices"].push_back(d);
   }
@@ -216,6 +221,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-it", a.max_it, "iteration limit")->check(CLI::NonNegativeNumber);
   app.add_option("--check-every", a.check_every, "residual check interval (0: chosen automatically)")->check(CLI::NonNegativeNumber);
   app.add_flag("--no-graphs", a.no_graphs, "do not replay CG/BiCGSTAB iterations from a recorded graph (cuda)");
+  app.add_flag("--no-fused", a.no_fused,
+               "run CG's iterations as separate operations where the device has a fused kernel (small systems)");
   app.add_option("--json", a.json, "write the results as JSON to this file");
   app.add_option("--history", a.history, "write device,iteration,residual at every check to this CSV file");
   CLI11_PARSE(app, argc, argv);

@@ -366,6 +366,23 @@ class Backend {
     spmv(dtype, q, alpha, A, x, beta, y);
     dot(dtype, q, w, y, out);
   }
+  /// `steps` iterations of conjugate gradients on A in one call, for the systems that a
+  /// backend's fused kernel holds (small ones, where an iteration's separate launches or thread
+  /// teams cost more than its arithmetic). The state is CG's (lib/src/solve/cg_method.hpp): on
+  /// entry rz holds r . z and p the search direction; each iteration forms ap = A p, alpha =
+  /// rz / (p . ap), r -= alpha ap, z = d * r (z is r, not written, when d.data is null: no
+  /// preconditioner), rz' = r . z, rr = r . r, x += alpha p, p = z + (rz' / rz) p. On return rz
+  /// and rr hold the last iteration's values and ap, z the last iteration's. No value is read
+  /// on the host; a breakdown (p . ap = 0) leaves NaN or Inf in rz and rr, as the separate
+  /// operations would. Returns false, enqueuing nothing, where the backend has no fused kernel
+  /// for A (the default): the caller then runs the iterations as separate operations.
+  virtual bool cg_steps(DType dtype, QueueImpl& q, std::int64_t steps, const CsrView& A, const VecView& d,
+                        const VecView& x, const VecView& r, const VecView& p, const VecView& ap, const VecView& z,
+                        const VecView& rz, const VecView& rr) {
+    (void)dtype, (void)q, (void)steps, (void)A, (void)d, (void)x, (void)r, (void)p, (void)ap, (void)z, (void)rz,
+        (void)rr;
+    return false;
+  }
   /// What spmv runs for A on this device: the storage and kernel its plan chooses, e.g.
   /// "csr/vector(8)" or "sell(C=32, sigma=256)", for tessera-info, the bench and tests. May
   /// build the matrix's plan (as the first spmv would). Empty where the backend has one kernel.

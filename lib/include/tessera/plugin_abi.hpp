@@ -10,13 +10,13 @@
 /// carries per-axis coefficients, face kinds and a source. Version 6: Backend::spmm and Op::spmm. Version 7:
 /// CsrView carries the host row offsets and the values version, Backend::spmv_kernel appended.
 /// Version 8: Backend::axpby_pair and Backend::axpy_multiply_dot2. Version 9: Backend::gemm and
-/// Backend::conv_layer take a MathMode. Version 10: Backend::convert. Version 11: Backend::spmv_dot).
+/// Backend::conv_layer take a MathMode. Version 10: Backend::convert. Version 11: Backend::spmv_dot. Version 12: Backend::cg_steps).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#define TESSERA_PLUGIN_ABI_VERSION 11u  ///< the layout version a plugin and the loader must share
+#define TESSERA_PLUGIN_ABI_VERSION 12u  ///< the layout version a plugin and the loader must share
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"  ///< the name of the exported TesseraPluginEntryFn
 
 namespace tessera {

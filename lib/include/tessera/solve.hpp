@@ -75,6 +75,13 @@ struct SolveOptions {
   /// instead of one per operation (on small systems the host's enqueue cost bounds the
   /// iteration otherwise). The results are bit-identical to the unrecorded iterations.
   bool graphs = true;
+  /// CG without a preconditioner or with Jacobi, on backends with a fused kernel for the system
+  /// (Backend::cg_steps: NVIDIA's OpenCL and the cpu device for small systems, see README):
+  /// the iterations between two checks run in one call, which loops over them on the device
+  /// (one work-group) or in one thread team, instead of several launches or parallel regions
+  /// per iteration. The same arithmetic in the same order per element; the dots' sums are
+  /// grouped differently, so the iterates differ from the separate operations' by rounding.
+  bool fused = true;
 };
 
 /// What a solve did. Residual norms are of the unpreconditioned residual b - A x.
@@ -89,6 +96,7 @@ struct SolveResult {
   double tolerance = 0.0;               ///< the absolute threshold used: max(rel_tol * ||b||, abs_tol)
   int check_every = 0;                  ///< the interval used (the last one, when chosen automatically)
   bool graph = false;                   ///< iterations were replayed from a recorded graph (SolveOptions::graphs)
+  bool fused = false;                   ///< iterations ran in the backend's fused kernel (SolveOptions::fused)
   std::vector<std::int64_t> history_iterations;  ///< iteration of each check (record_history)
   std::vector<double> history;                   ///< ||r|| at each check (record_history)
   double setup_seconds = 0.0;           ///< solver setup: workspace, ||b||, initial residual

@@ -6,12 +6,14 @@
 // with one its axpy_apply_dot2: Jacobi's r -= alpha Ap, z = D^-1 r, r.z and r.r in one pass),
 // then x += alpha p and p = z + beta p in one pass (axpby_pair, which reads p once): four
 // launches with Jacobi, where launches bound small systems (NVIDIA's OpenCL). The step lengths
-// alpha = rz / pq and beta = rz_new / rz are read on the device.
+// alpha = rz / pq and beta = rz_new / rz are read on the device. A backend with a fused kernel
+// for small systems runs the iterations between two checks in one call (Backend::cg_steps).
 #pragma once
 
 #include <utility>
 
 #include "solve/driver.hpp"
+#include "solve/fused_cg.hpp"
 
 namespace tessera::solve_detail {
 
@@ -48,6 +50,12 @@ class CgMethod final : public Method<typename Vec::value_type> {
     axpby_pair(q, rz_ / pq_, p_, T(1), x_, T(1), z_, rz_new_ / rz_, p_);
     std::swap(rz_, rz_new_);
     return true;
+  }
+
+  // The backend's fused kernel, where it has one for A (small systems): the same updates, and
+  // rz_ holds r.z after them as after a whole period of steps.
+  bool fused_steps(const Queue& q, std::int64_t n) override {
+    return fused_cg_steps(q, n, A_, M_, x_, r_, p_, ap_, z_, rz_, rr_);
   }
 
   const Scalar<T>& residual_squared() const override { return rr_; }

@@ -116,6 +116,12 @@ class Method {
   // Copies the state needed to continue (x included) aside, and back.
   virtual void save(const Queue& q) = 0;
   virtual void restore(const Queue& q) = 0;
+  // n unprobed iterations in one backend call (a fused kernel), or false, enqueuing nothing.
+  // The host-side state is left as it was (no scalar swaps): any phase of period() holds.
+  virtual bool fused_steps(const Queue& q, std::int64_t n) {
+    (void)q, (void)n;
+    return false;
+  }
   // After this many steps the host-side state (which scalar object holds which quantity) is
   // as before them: the unit a recorded graph replays (step_graph.hpp).
   virtual int period() const { return 1; }
@@ -208,7 +214,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const Mat& A, const Vec& b,
   r.setup_seconds = seconds_since(t_setup);
 
   const auto t_solve = Clock::now();
-  StepGraph<Method<T>> steps_run(q, m, o.graphs);
+  StepGraph<Method<T>> steps_run(q, m, o.graphs, o.fused);
   std::int64_t it = 0, saved_it = 0, checks = 0;
   double rn = r0;
   bool done = rn <= r.tolerance;
@@ -273,6 +279,7 @@ SolveResult run_method(const Queue& q, Method<T>& m, const Mat& A, const Vec& b,
   }
   r.iterations = it;
   r.graph = steps_run.used();
+  r.fused = steps_run.fused();
   if (std::isfinite(rn)) r.residual = rn;
   r.solve_seconds = seconds_since(t_solve);
   if (!done)

@@ -2,7 +2,9 @@
 // queue can record (cuda). An iteration of CG is about eight operations; on a small system each
 // takes the GPU a few microseconds, less than the host needs to enqueue it, so the host's
 // enqueue cost bounds the iteration (26-37 us on an H200 for n < 20000). A graph launch
-// enqueues a whole iteration pair at once and the GPU runs its kernels back to back.
+// enqueues a whole iteration pair at once and the GPU runs its kernels back to back. Before
+// either, a backend with a fused kernel for the system runs all n iterations in one call
+// (Method::fused_steps; e.g. one OpenCL work-group looping over the iterations).
 #pragma once
 
 #include <cstdint>
@@ -16,10 +18,18 @@ namespace tessera::solve_detail {
 template <class M>
 class StepGraph {
  public:
-  StepGraph(const Queue& q, M& m, bool allowed) : q_(q), m_(m), allowed_(allowed && q.can_capture()) {}
+  StepGraph(const Queue& q, M& m, bool allowed, bool fuse = false)
+      : q_(q), m_(m), allowed_(allowed && q.can_capture()), fuse_(fuse) {}
 
   // n unprobed iterations, enqueued without waiting.
   void run(std::int64_t n) {
+    if (fuse_ && n > 0) {
+      if (m_.fused_steps(q_, n)) {
+        ++fused_calls_;
+        return;
+      }
+      fuse_ = false;  // the backend declined this system: it will again
+    }
     // The first interval runs directly: it builds the plans and grows the scratch that the
     // recording must find in place (nothing in a recorded iteration may allocate or wait).
     const bool record_now = warm_;
@@ -37,6 +47,7 @@ class StepGraph {
   }
 
   bool used() const { return launches_ > 0; }
+  bool fused() const { return fused_calls_ > 0; }
 
  private:
   // One launch of the recorded period; false (and graphs off) when it cannot be had.
@@ -79,10 +90,12 @@ class StepGraph {
   const Queue& q_;
   M& m_;
   bool allowed_;
+  bool fuse_;
   bool warm_ = false;
   int phase_ = 0;  // steps since the last whole period (the graph starts at phase 0)
   Graph graph_;
   std::int64_t launches_ = 0;
+  std::int64_t fused_calls_ = 0;
 };
 
 }  // namespace tessera::solve_detail

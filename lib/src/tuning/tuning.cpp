@@ -21,12 +21,13 @@ const std::vector<ParamSpec>& gemm_params();
 const std::vector<ParamSpec>& stencil_params();
 const std::vector<ParamSpec>& conv_params();
 const std::vector<ParamSpec>& vector_params();
+const std::vector<ParamSpec>& cg_params();
 
 const std::vector<ParamSpec>& all_params() {
   static const std::vector<ParamSpec> all = [] {
     std::vector<ParamSpec> v;
     for (const auto* table : {&device_params(), &reduce_params(), &spmv_params(), &spmm_params(), &trsv_params(), &sptrsv_params(),
-                              &gemm_params(), &stencil_params(), &conv_params(), &vector_params()})
+                              &gemm_params(), &stencil_params(), &conv_params(), &vector_params(), &cg_params()})
       v.insert(v.end(), table->begin(), table->end());
     return v;
   }();

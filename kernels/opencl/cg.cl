@@ -1,0 +1,130 @@
+// Conjugate gradients on a small system in one work-group (backends/opencl/cg.cpp): the
+// iterations between two of the solver's checks run in one launch, each costing a few barriers
+// instead of the four launches of the separate operations (on NVIDIA's OpenCL a launch costs
+// ~10 us, an iteration of a small system ~53 us that way). The state and its updates are those
+// of Backend::cg_steps; each update is the separate operations' arithmetic on each element.
+// Built with reduce.cl's defines (ACC: double accumulators for float data where the device has
+// them) and cg's (CG_WG). GPU devices only (the tuning value cg.fused_max_nnz is 0 elsewhere).
+#ifndef CG_WG
+#define CG_WG 256  // work-items of the one group: a multiple of 32
+#endif
+#define CG_LEAVES (CG_WG / 32)
+// The product stages a chunk of the group's nonzeros' products in local memory (as spmv.cl's
+// spmv_stream): 24 KiB, with the 16 bytes per work-item of the sums within NVIDIA's 48 KiB.
+#ifdef TESSERA_FP64
+#define CG_REAL_BYTES 8
+#else
+#define CG_REAL_BYTES 4
+#endif
+#define CG_UNROLL_FIT (24576 / CG_WG / CG_REAL_BYTES)
+#if CG_UNROLL_FIT > 8
+#define CG_UNROLL 8
+#else
+#define CG_UNROLL CG_UNROLL_FIT
+#endif
+#define CG_CHUNK (CG_WG * CG_UNROLL)
+#define ACC2 TS_CAT(ACC, 2)
+
+// (sum of a, sum of b) over the group, the same bits in every work-item: the pairs into local
+// memory (transposed, so a leaf's work-item reads across banks), CG_LEAVES work-items each add
+// 32 of them, then every work-item adds the leaves in order. Three barriers' worth of latency
+// instead of a log2(CG_WG)-level tree.
+inline ACC2 group_sum2(ACC a, ACC b, __local ACC2* red, __local ACC2* leaf) {
+  const int l = get_local_id(0);
+  red[(l % 32) * CG_LEAVES + l / 32] = (ACC2)(a, b);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l < CG_LEAVES) {
+    ACC2 s = (ACC2)(0, 0);
+    for (int i = 0; i < 32; ++i) s += red[i * CG_LEAVES + l];
+    leaf[l] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ACC2 t = (ACC2)(0, 0);
+  for (int i = 0; i < CG_LEAVES; ++i) t += leaf[i];
+  return t;
+}
+
+// `steps` iterations of CG (Jacobi with d = 1 / diag(A) when d is not null, else z is r). Work-item
+// l owns rows l, l + CG_WG, ...: the product's rows (spmv_stream's order) and every vector update,
+// so a row's ap, r, z written in one phase are read by the same work-item in the next. Between
+// iterations a global barrier publishes p to the whole group before the next product reads it.
+__kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* d,
+    long doff, __global REAL* x, long xoff, __global REAL* r, long roff, __global REAL* p, long poff,
+    __global REAL* ap, long apoff, __global REAL* z, long zoff, __global REAL* rz_io, long rzoff,
+    __global REAL* rr_out, long rroff, long n, int steps) {
+  __local REAL prod[CG_CHUNK];
+  __local ACC2 red[CG_WG];
+  __local ACC2 leaf[CG_LEAVES];
+  const int l = get_local_id(0);
+  const int precond = d != 0;
+  if (precond) d += doff;
+  x += xoff;
+  r += roff;
+  p += poff;
+  ap += apoff;
+  z += zoff;
+  REAL rz = rz_io[rzoff], rr = 0;
+  for (int it = 0; it < steps; ++it) {
+    // ap = A p and p . ap
+    ACC pq_part = 0;
+    for (long first = 0; first < n; first += CG_WG) {
+      const long row = first + l;
+      const long last = min(first + CG_WG, n);
+      const int my_begin = row_ptr[min(row, n)];
+      const int my_end = row < n ? row_ptr[row + 1] : my_begin;
+      const int group_begin = row_ptr[first], group_end = row_ptr[last];
+      REAL sum = 0;
+      for (int base = group_begin; base < group_end; base += CG_CHUNK) {
+        const int chunk_end = min(base + CG_CHUNK, group_end);
+        int c[CG_UNROLL];
+        REAL v[CG_UNROLL];
+#pragma unroll
+        for (int u = 0; u < CG_UNROLL; ++u) {
+          const int j = base + l + CG_WG * u;
+          c[u] = j < chunk_end ? col_idx[j] : 0;
+          v[u] = j < chunk_end ? values[j] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < CG_UNROLL; ++u)
+          if (base + l + CG_WG * u < chunk_end) prod[l + CG_WG * u] = v[u] * p[c[u]];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int lo = max(my_begin, base), hi = min(my_end, chunk_end);
+        for (int j = lo; j < hi; ++j) sum += prod[j - base];
+        barrier(CLK_LOCAL_MEM_FENCE);  // the chunk is read before the next one overwrites it
+      }
+      if (row < n) {
+        ap[row] = sum;
+        pq_part += (ACC)p[row] * (ACC)sum;
+      }
+    }
+    const REAL pq = (REAL)group_sum2(pq_part, 0, red, leaf).x;
+    // r += (-rz / pq) ap, z = d r, r . z and r . r (axpy_multiply_dot2's arithmetic)
+    const REAL alpha = (REAL)((ACC)rz / (ACC)pq), minus_alpha = (REAL)(-(ACC)rz / (ACC)pq);
+    ACC rz_part = 0, rr_part = 0;
+    for (long i = l; i < n; i += CG_WG) {
+      const REAL ri = r[i] + minus_alpha * ap[i];
+      r[i] = ri;
+      const REAL zi = precond ? d[i] * ri : ri;
+      if (precond) z[i] = zi;
+      rz_part += (ACC)ri * (ACC)zi;
+      rr_part += (ACC)ri * (ACC)ri;
+    }
+    const ACC2 s = group_sum2(rz_part, rr_part, red, leaf);
+    const REAL rz_new = (REAL)s.x;
+    rr = (REAL)s.y;
+    // x += alpha p, then p = z + (rz_new / rz) p (axpby_pair's)
+    const REAL beta = (REAL)((ACC)rz_new / (ACC)rz);
+    for (long i = l; i < n; i += CG_WG) {
+      const REAL pi = p[i];
+      x[i] = alpha * pi + x[i];
+      p[i] = (precond ? z[i] : r[i]) + beta * pi;
+    }
+    rz = rz_new;
+    barrier(CLK_GLOBAL_MEM_FENCE);  // p complete before the next product gathers it
+  }
+  if (l == 0) {
+    rz_io[rzoff] = rz;
+    rr_out[rroff] = rr;
+  }
+}
