@@ -44,7 +44,15 @@ class CpuBackend final : public HostMemoryBackend<CpuBackend> {
   void spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
                 const VecView& y, const VecView& w, const VecView& out) override;
 
+  /// CG's iterations in one thread team for small systems (Backend::cg_steps; spmv.cpp).
+  bool cg_steps(DType dtype, QueueImpl& q, std::int64_t steps, const CsrView& A, const VecView& d, const VecView& x,
+                const VecView& r, const VecView& p, const VecView& ap, const VecView& z, const VecView& rz,
+                const VecView& rr) override;
+
  private:
+  template <class T>
+  bool cg_steps_typed(std::int64_t steps, const CsrView& A, const VecView& d, const VecView& x, const VecView& r,
+                      const VecView& p, const VecView& ap, const VecView& z, const VecView& rz, const VecView& rr);
   template <class T>
   void spmv_dot_typed(QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y,
                       const VecView& w, const VecView& out);

@@ -11,6 +11,11 @@
 // padded arrays are built on the host at the first call for a matrix and kept per generation
 // (plan::PlanCache); update_values refills the values (a new plan sharing the structure) at the
 // next call. Slices are split among threads by their padded entries, as CSR rows by nonzeros.
+//
+// CG's fused iterations (cg_steps) live here too: they are this file's product with the
+// vector updates of CG between its row chunks, in one thread team.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +29,7 @@
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/spmv.hpp"
 #include "kernels/cpu/spmv_sell.hpp"
+#include "kernels/cpu/vector.hpp"
 #include "plan/csr_columns.hpp"
 #include "plan/plan_cache.hpp"
 #include "plan/sell_layout.hpp"
@@ -283,6 +289,119 @@ void CpuBackend::spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView
     spmv_dot_typed<float>(q, alpha, A, x, beta, y, w, out);
   else
     spmv_dot_typed<double>(q, alpha, A, x, beta, y, w, out);
+}
+
+// CG's iterations in one thread team (Backend::cg_steps), for matrices up to cg.fused_max_nnz:
+// the separate operations open three parallel regions per iteration, whose fork and join cost
+// more than a small system's arithmetic on many cores. Each thread keeps the product's rows
+// (the same split and kernel as spmv_dot) for every update, so only the three sums and the
+// gathers of p cross threads: a barrier after each sum's partials and one after p's update.
+// Every thread adds the partials in thread order, so all hold the same values.
+template <class T>
+bool CpuBackend::cg_steps_typed(std::int64_t steps, const CsrView& A, const VecView& dv, const VecView& xv,
+                                const VecView& rv, const VecView& pv, const VecView& apv, const VecView& zv,
+                                const VecView& rzv, const VecView& rrv) {
+  const std::int64_t max_nnz = tune_["cg.fused_max_nnz"];
+  if (max_nnz <= 0 || A.nnz > max_nnz || sell_plan<T>(A)) return false;
+  const CsrRows<T> csr(A, column_info(A, dtype_v<T>), pv, 1.0, 0.0, apv, tune_);
+  const T* d = dv.data != nullptr ? host_ptr<const T>(dv) : nullptr;
+  T* x = host_ptr<T>(xv);
+  T* r = host_ptr<T>(rv);
+  T* p = host_ptr<T>(pv);
+  T* ap = host_ptr<T>(apv);
+  T* z = d != nullptr ? host_ptr<T>(zv) : r;
+  T* rz_io = host_ptr<T>(rzv);
+  T* rr_out = host_ptr<T>(rrv);
+  const auto axpby = [](T a, const T* xs, T b, cpu::AxpbyMode mode, T* ys, std::int64_t n) {
+    if constexpr (std::is_same_v<T, float>)
+      cpu::axpby_f32(a, xs, b, mode, ys, n);
+    else
+      cpu::axpby_f64(a, xs, b, mode, ys, n);
+  };
+  constexpr std::int64_t kBlock = 2048;  // rows per vector pass, within the L1 (vector.cpp's kL1Block)
+  struct alignas(64) Part {  // a line each: no two threads write one
+    double pq, rz, rr;
+  };
+  std::vector<Part> parts(static_cast<std::size_t>(std::max(csr.threads, 1)));
+  const auto run = [&](int t, int team, const auto& barrier) {
+    const cpu::RowRange rows = team == 1 ? cpu::RowRange{0, A.rows} : cpu::thread_rows(csr.row_ptr, A.rows, A.nnz, t, team);
+    constexpr std::int64_t kChunkRows = 1024;  // the product's chunk, dotted while in cache (spmv_dot)
+    T rz = *rz_io, rr = 0;
+    for (std::int64_t it = 0; it < steps; ++it) {
+      double pq_part = 0.0;
+      for (std::int64_t c0 = rows.begin; c0 < rows.end; c0 += kChunkRows) {
+        const std::int64_t c1 = std::min(rows.end, c0 + kChunkRows);
+        csr(c0, c1);
+        pq_part += dot_chunk(p + c0, ap + c0, c1 - c0);
+      }
+      parts[static_cast<std::size_t>(t)].pq = pq_part;
+      barrier();
+      double pq = 0.0;
+      for (int i = 0; i < team; ++i) pq += parts[static_cast<std::size_t>(i)].pq;
+      const T pq_t = static_cast<T>(pq);
+      const T alpha = static_cast<T>(static_cast<double>(rz) / static_cast<double>(pq_t));
+      const T minus_alpha = static_cast<T>(-static_cast<double>(rz) / static_cast<double>(pq_t));
+      double rz_part = 0.0, rr_part = 0.0;
+      for (std::int64_t k = rows.begin; k < rows.end; k += kBlock) {  // the SIMD kernels of vector.cpp
+        const std::int64_t len = std::min(kBlock, rows.end - k);
+        axpby(minus_alpha, ap + k, T(1), cpu::AxpbyMode::add, r + k, len);
+        if (d != nullptr) {
+          double bz = 0.0, br = 0.0;
+          if constexpr (std::is_same_v<T, float>)
+            cpu::multiply_dot2_f32(d + k, r + k, z + k, len, &bz, &br);
+          else
+            cpu::multiply_dot2_f64(d + k, r + k, z + k, len, &bz, &br);
+          rz_part += bz;
+          rr_part += br;
+        } else {
+          const double rr_block = dot_chunk(r + k, r + k, len);
+          rz_part += rr_block;
+          rr_part += rr_block;
+        }
+      }
+      parts[static_cast<std::size_t>(t)].rz = rz_part;
+      parts[static_cast<std::size_t>(t)].rr = rr_part;
+      barrier();
+      double rz_sum = 0.0, rr_sum = 0.0;
+      for (int i = 0; i < team; ++i) {
+        rz_sum += parts[static_cast<std::size_t>(i)].rz;
+        rr_sum += parts[static_cast<std::size_t>(i)].rr;
+      }
+      const T rz_new = static_cast<T>(rz_sum);
+      rr = static_cast<T>(rr_sum);
+      const T beta = static_cast<T>(static_cast<double>(rz_new) / static_cast<double>(rz));
+      for (std::int64_t k = rows.begin; k < rows.end; k += kBlock) {  // x += alpha p reads p first
+        const std::int64_t len = std::min(kBlock, rows.end - k);
+        axpby(alpha, p + k, T(1), cpu::AxpbyMode::add, x + k, len);
+        axpby(T(1), z + k, beta, cpu::AxpbyMode::scale, p + k, len);
+      }
+      rz = rz_new;
+      barrier();  // p complete before the next product gathers it
+    }
+    if (t == 0) {
+      *rz_io = rz;
+      *rr_out = rr;
+    }
+  };
+  if (csr.threads <= 1) {
+    run(0, 1, [] {});
+  } else {
+#pragma omp parallel num_threads(csr.threads)
+    {
+      // The team OpenMP gave (fewer than asked where it limits threads) splits the rows.
+      run(omp_get_thread_num(), omp_get_num_threads(), [] {
+#pragma omp barrier
+      });
+    }
+  }
+  return true;
+}
+
+bool CpuBackend::cg_steps(DType dtype, QueueImpl&, std::int64_t steps, const CsrView& A, const VecView& d,
+                          const VecView& x, const VecView& r, const VecView& p, const VecView& ap, const VecView& z,
+                          const VecView& rz, const VecView& rr) {
+  return dtype == DType::f32 ? cg_steps_typed<float>(steps, A, d, x, r, p, ap, z, rz, rr)
+                             : cg_steps_typed<double>(steps, A, d, x, r, p, ap, z, rz, rr);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, spmv)

@@ -13,10 +13,13 @@ const std::vector<ParamSpec>& cg_params() {
       // (bench/RESULTS.md, session 10). PoCL (2-core VM, f64): 494_bus (1.7 k nonzeros) 13 vs
       // 54 us per iteration, nos6 (3.3 k) 16 vs 58, Chem97ZtZ (7.4 k) 48 vs 53, bcsstk13 (84 k)
       // 198 vs 79: a CPU runs a group's barriers as loops over its work-items, so only the
-      // smallest systems gain. 0 (never) on classes not measured.
-      {"cg.fused_max_nnz", "opencl: CG runs fused in one work-group for matrices up to this many nonzeros (0: never)",
+      // smallest systems gain. cpu: off until measured to win (2-core VM: even with the
+      // vector kernels, Dubcova1 0.14 vs 0.10 ms with the team's three barriers per iteration);
+      // ctest cg.fused_forced_cpu runs it. 0 (never) on classes not measured.
+      {"cg.fused_max_nnz",
+       "CG runs fused (opencl: one work-group; cpu: one thread team) for matrices up to this many nonzeros (0: never)",
        0, std::int64_t{1} << 40, Shape::any,
-       {{"opencl/nvidia", 200000}, {"opencl/pocl-cpu", 5000}, {"opencl/*", 0}}},
+       {{"opencl/nvidia", 200000}, {"opencl/pocl-cpu", 5000}, {"opencl/*", 0}, {"cpu/*", 0}}},
       // GPUs: the whole group's rows at once, 1024 work-items (the most an NVIDIA SM runs in one
       // group). PoCL: 32 (494_bus 13 us per iteration against 16 with 256; each barrier costs
       // a pass over the group's work-items).
