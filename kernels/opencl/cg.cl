@@ -8,9 +8,12 @@
 #ifndef CG_WG
 #define CG_WG 256  // work-items of the one group: a multiple of 32
 #endif
+#ifndef CG_PRODUCT
+#define CG_PRODUCT 1  // the product A p: 1 rows (a work-item per row), 0 stream (staged chunks)
+#endif
 #define CG_LEAVES (CG_WG / 32)
-// The product stages a chunk of the group's nonzeros' products in local memory (as spmv.cl's
-// spmv_stream): 24 KiB, with the 16 bytes per work-item of the sums within NVIDIA's 48 KiB.
+// The stream product stages a chunk of the group's nonzeros' products in local memory (as
+// spmv.cl's spmv_stream): 24 KiB, with the 16 bytes per work-item of the sums within NVIDIA's 48 KiB.
 #ifdef TESSERA_FP64
 #define CG_REAL_BYTES 8
 #else
@@ -53,7 +56,9 @@ __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
     long doff, __global REAL* x, long xoff, __global REAL* r, long roff, __global REAL* p, long poff,
     __global REAL* ap, long apoff, __global REAL* z, long zoff, __global REAL* rz_io, long rzoff,
     __global REAL* rr_out, long rroff, long n, int steps) {
+#if CG_PRODUCT == 0
   __local REAL prod[CG_CHUNK];
+#endif
   __local ACC2 red[CG_WG];
   __local ACC2 leaf[CG_LEAVES];
   const int l = get_local_id(0);
@@ -68,6 +73,26 @@ __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
   for (int it = 0; it < steps; ++it) {
     // ap = A p and p . ap
     ACC pq_part = 0;
+#if CG_PRODUCT == 1
+    // rows: each work-item sums its rows' products itself, four in flight: no barrier, and a
+    // row's entries are one contiguous run the work-item's loads walk (in cache after the first
+    // iteration: the system is small).
+    for (long row = l; row < n; row += CG_WG) {
+      const int end = row_ptr[row + 1];
+      int k = row_ptr[row];
+      REAL s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (; k + 3 < end; k += 4) {
+        s0 += values[k] * p[col_idx[k]];
+        s1 += values[k + 1] * p[col_idx[k + 1]];
+        s2 += values[k + 2] * p[col_idx[k + 2]];
+        s3 += values[k + 3] * p[col_idx[k + 3]];
+      }
+      for (; k < end; ++k) s0 += values[k] * p[col_idx[k]];
+      const REAL sum = (s0 + s1) + (s2 + s3);
+      ap[row] = sum;
+      pq_part += (ACC)p[row] * (ACC)sum;
+    }
+#else
     for (long first = 0; first < n; first += CG_WG) {
       const long row = first + l;
       const long last = min(first + CG_WG, n);
@@ -98,6 +123,7 @@ __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
         pq_part += (ACC)p[row] * (ACC)sum;
       }
     }
+#endif
     const REAL pq = (REAL)group_sum2(pq_part, 0, red, leaf).x;
     // r += (-rz / pq) ap, z = d r, r . z and r . r (axpy_multiply_dot2's arithmetic)
     const REAL alpha = (REAL)((ACC)rz / (ACC)pq), minus_alpha = (REAL)(-(ACC)rz / (ACC)pq);
