@@ -47,6 +47,10 @@ class OpenCLBackend final : public TypedBackend<OpenCLBackend> {
   TESSERA_DEVICE_BACKEND_OVERRIDES
 
   TESSERA_TYPED_BACKEND_OPERATIONS
+  // y = alpha A x + beta y with out = w . y in one launch where the product's kernel has a dot
+  // variant (spmv.cpp); else spmv, then dot.
+  void spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                const VecView& y, const VecView& w, const VecView& out) override;
   // CG's iterations in one work-group for small systems (cg.cpp).
   bool cg_steps(DType dtype, QueueImpl& q, std::int64_t steps, const CsrView& A, const VecView& d, const VecView& x,
                 const VecView& r, const VecView& p, const VecView& ap, const VecView& z, const VecView& rz,

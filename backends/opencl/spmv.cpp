@@ -8,6 +8,8 @@
 //  - stream (short, even rows): a group's rows read as one coalesced run of nonzeros;
 //  - vector: `lanes` work-items per row, so short rows do not leave most of a warp idle and
 //    long rows are read coalesced.
+// spmv_dot: the stream and vector kernels' _dot variants add the dot of w with the rows they
+// wrote, in the same launch (a reduction's first pass; its last group sums with single_pass).
 // The merge partitions are per matrix and shared by all queues (behind the backend's mutex);
 // the carries are per-queue scratch.
 //
@@ -23,6 +25,7 @@
 
 #include "opencl_backend.hpp"
 #include "plan/plan_cache.hpp"
+#include "reduce.hpp"
 #include "plan/sell_layout.hpp"
 #include "plan/spmv_policy.hpp"
 
@@ -230,6 +233,56 @@ void OpenCLBackend::spmv(QueueImpl& qi, double alpha, const CsrView& A, const Ve
       return;
     }
   }
+}
+
+namespace {
+
+// spmv_dot in one launch where the product runs the stream or vector kernel (their _dot
+// variants: the dot as a reduction's first pass over the rows each work-item wrote, needing
+// spmv.wg == reduce.wg); false where another kernel runs (rows, merge, SELL), and the caller
+// runs spmv, then dot.
+template <class T>
+bool spmv_dot_fused(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                    const VecView& y, const VecView& w, const VecView& out) {
+  const tuning::Tuning& t = cl.tuning();
+  const std::int64_t wg = t["spmv.wg"];
+  if (cl.cpu_kernels() || wg != t["reduce.wg"] || A.rows == 0) return false;
+  const std::string spmv_defines = t.defines("spmv");
+  if (sell_plan<T>(cl, nullptr, A, spmv_defines)) return false;
+  const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, wg * t["spmv.merge_items"]);
+  if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
+  const std::string defines = spmv_defines + " " + reduce_defines<T>(cl) + " -DSPMV_DOT=1";
+  const bool stream = choice.kernel == plan::SpmvKernel::stream;
+  const std::int64_t groups = stream ? (A.rows + wg - 1) / wg : (A.rows + wg / choice.lanes - 1) / (wg / choice.lanes);
+  cl::Buffer& partials =
+      cl.grow(q.state<ReduceScratch>().partials, static_cast<std::size_t>(groups) * reduce_partial_bytes<T>(cl));
+  const int read_y = beta != 0.0 ? 1 : 0;
+  const cl::NDRange global(static_cast<std::size_t>(groups * wg)), local(static_cast<std::size_t>(wg));
+  if (stream) {
+    cl.launch<T>(q, cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_stream_dot"), global, local, A.row_ptr, A.col_idx,
+                 A.values, x.data, x.offset, y.data, y.offset, A.rows, Real{alpha}, Real{beta}, read_y, w.data,
+                 w.offset, partials, reduce_ticket(cl, q), out.data, out.offset);
+  } else {
+    cl.launch<T>(q, cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_vector_dot"), global, local, A.row_ptr, A.col_idx,
+                 A.values, x.data, x.offset, y.data, y.offset, A.rows, Real{alpha}, Real{beta}, read_y, choice.lanes,
+                 w.data, w.offset, partials, reduce_ticket(cl, q), out.data, out.offset);
+  }
+  if (!single_pass(cl)) reduce_sum_final<T>(cl, q, partials, 0, groups, out, false);
+  return true;
+}
+
+}  // namespace
+
+void OpenCLBackend::spmv_dot(DType dtype, QueueImpl& qi, double alpha, const CsrView& A, const VecView& x, double beta,
+                             const VecView& y, const VecView& w, const VecView& out) {
+  bool fused = false;
+  if (support(Op::spmv, dtype).ok)
+    fused = run(Op::spmv, [&] {
+      OpenClQueue& q = cl_queue(qi);
+      return dtype == DType::f32 ? spmv_dot_fused<float>(*this, q, alpha, A, x, beta, y, w, out)
+                                 : spmv_dot_fused<double>(*this, q, alpha, A, x, beta, y, w, out);
+    });
+  if (!fused) Backend::spmv_dot(dtype, qi, alpha, A, x, beta, y, w, out);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(OpenCLBackend, spmv)

@@ -95,3 +95,16 @@ inline bool last_group_arrived(__global int* ticket, __local int* flag) {
   if (last) DEVICE_FENCE();  // every other group's partials, before reading them
   return last;
 }
+
+// The work-group's sum of s into partial[slot] (all work-items of a REDUCE_WG group
+// call it): vector.cl's fused dots and spmv.cl's spmv_*_dot.
+inline void group_sum(ACC s, __local ACC* part, __global ACC* partial, long slot) {
+  const int l = get_local_id(0);
+  part[l] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {
+    if (l < off) part[l] += part[l + off];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) partial[slot] = part[0];
+}

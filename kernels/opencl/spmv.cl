@@ -39,12 +39,9 @@ __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx
 // gpu: `lanes` consecutive work-items share a row (lanes a power of two <= SPMV_WG, chosen by the
 // host from the mean row length): they read the row's entries side by side (coalesced), then
 // add their partial sums in a tree in local memory.
-__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
-    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
-    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y, int lanes) {
-  __local REAL part[SPMV_WG];
-  x += xoff;
-  y += yoff;
+// The row sum of work-item l's row (valid in the row's lane 0); every work-item calls it.
+inline REAL vector_row_sum(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
+                           __global const REAL* x, long rows, int lanes, __local REAL* part) {
   const int l = get_local_id(0);
   const int lane = l & (lanes - 1);
   const long row = get_global_id(0) / lanes;
@@ -68,7 +65,17 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
     }
     t = part[l];
   }
-  if (lane == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
+  return t;
+}
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
+    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y, int lanes) {
+  __local REAL part[SPMV_WG];
+  x += xoff;
+  y += yoff;
+  const REAL t = vector_row_sum(row_ptr, col_idx, values, x, rows, lanes, part);
+  const long row = get_global_id(0) / lanes;
+  if ((get_local_id(0) & (lanes - 1)) == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
 }
 
 // gpu, short rows (classes with spmv.stream_mean > 0): a group owns SPMV_WG consecutive rows,
@@ -80,12 +87,9 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
 #define STREAM_CHUNK (8 * SPMV_WG)
 #endif
 #define STREAM_UNROLL (STREAM_CHUNK / SPMV_WG)
-__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
-    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
-    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y) {
-  __local REAL prod[STREAM_CHUNK];
-  x += xoff;
-  y += yoff;
+// Work-item l's row sum (rows beyond the last: 0); every work-item calls it.
+inline REAL stream_row_sum(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
+                           __global const REAL* x, long rows, __local REAL* prod) {
   const int l = get_local_id(0);
   const long first = (long)get_group_id(0) * SPMV_WG;
   const long row = first + l;
@@ -112,8 +116,71 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
     for (int j = lo; j < hi; ++j) sum += prod[j - base];
     barrier(CLK_LOCAL_MEM_FENCE);  // the chunk is read before the next one overwrites it
   }
+  return sum;
+}
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
+    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y) {
+  __local REAL prod[STREAM_CHUNK];
+  x += xoff;
+  y += yoff;
+  const REAL sum = stream_row_sum(row_ptr, col_idx, values, x, rows, prod);
+  const long row = (long)get_group_id(0) * SPMV_WG + get_local_id(0);
   if (row < rows) y[row] = read_y ? alpha * sum + beta * y[row] : alpha * sum;
 }
+
+#if defined(SPMV_DOT) && SPMV_WG == REDUCE_WG
+// spmv_dot (backends/opencl/spmv.cpp): the kernels above, then out = w . y over the rows each
+// work-item wrote, as a reduction's first pass (group_sum; built with reduce.cl's defines), its
+// last group summing the partials with REDUCE_SINGLE_PASS: CG's A p and p . Ap in one launch.
+#define SPMV_DOT_FINISH(s)                                                   \
+  group_sum((s), acc, partial, get_group_id(0));                            \
+  if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {            \
+    sum_partials(partial, get_num_groups(0), acc, out, out_off, 0);         \
+    if (get_local_id(0) == 0) *ticket = 0;                                  \
+  }
+#define SPMV_DOT_PARAMS \
+  __global const REAL *w, long woff, __global ACC *partial, __global int *ticket, __global REAL *out, long out_off
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream_dot(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
+    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y, SPMV_DOT_PARAMS) {
+  __local REAL prod[STREAM_CHUNK];
+  __local ACC acc[REDUCE_WG];
+  __local int last;
+  x += xoff;
+  y += yoff;
+  w += woff;
+  const REAL sum = stream_row_sum(row_ptr, col_idx, values, x, rows, prod);
+  const long row = (long)get_group_id(0) * SPMV_WG + get_local_id(0);
+  ACC s = 0;
+  if (row < rows) {
+    const REAL v = read_y ? alpha * sum + beta * y[row] : alpha * sum;
+    y[row] = v;
+    s = (ACC)w[row] * (ACC)v;
+  }
+  SPMV_DOT_FINISH(s)
+}
+__kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector_dot(
+    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
+    long xoff, __global REAL* y, long yoff, long rows, REAL alpha, REAL beta, int read_y, int lanes,
+    SPMV_DOT_PARAMS) {
+  __local REAL part[SPMV_WG];
+  __local ACC acc[REDUCE_WG];
+  __local int last;
+  x += xoff;
+  y += yoff;
+  w += woff;
+  const REAL t = vector_row_sum(row_ptr, col_idx, values, x, rows, lanes, part);
+  const long row = get_global_id(0) / lanes;
+  ACC s = 0;
+  if ((get_local_id(0) & (lanes - 1)) == 0 && row < rows) {
+    const REAL v = read_y ? alpha * t + beta * y[row] : alpha * t;
+    y[row] = v;
+    s = (ACC)w[row] * (ACC)v;
+  }
+  SPMV_DOT_FINISH(s)
+}
+#endif
 
 // gpu, skewed rows (classes with spmv.merge_skew > 0, chosen where the longest row is many times
 // the mean): the merge-path split (Merrill & Garland) of the row ends and the nonzeros into tiles

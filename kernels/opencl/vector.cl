@@ -192,18 +192,6 @@ __kernel void vector_elementwise(int op, __global const REAL* x, long xoff, __gl
 #endif
 }
 
-// The work-group's sum of s into partial[slot] (all work-items call it).
-inline void group_sum(ACC s, __local ACC* part, __global ACC* partial, long slot) {
-  const int l = get_local_id(0);
-  part[l] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {
-    if (l < off) part[l] += part[l + off];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) partial[slot] = part[0];
-}
-
 // The kernels with two sums: partials [0, groups) and [groups, 2 groups); with
 // REDUCE_SINGLE_PASS the last group writes both results (out1, out2) and resets the ticket.
 #define TWO_RESULTS_PARAMS __global int *ticket, __global REAL *out1, long out1_off, __global REAL *out2, long out2_off
