@@ -11,6 +11,7 @@
 #include "cpu/parallel_parts.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/reduce.hpp"
+#include "kernels/cpu/vector.hpp"
 
 namespace tessera {
 
@@ -50,6 +51,24 @@ double dot_chunk(const T* x, const T* y, std::int64_t n) {
     return cpu::dot_f32(x, y, n);
   else
     return cpu::dot_f64(x, y, n);
+}
+
+// y = a x + b y over one chunk by the SIMD kernel; mode says how b applies (kernels/cpu/vector.hpp).
+template <class T>
+void axpby_kernel(T a, const T* x, T b, cpu::AxpbyMode mode, T* y, std::int64_t n) {
+  if constexpr (std::is_same_v<T, float>)
+    cpu::axpby_f32(a, x, b, mode, y, n);
+  else
+    cpu::axpby_f64(a, x, b, mode, y, n);
+}
+
+// z = d * r over one chunk, and its r . z and r . r (in double) into *rz and *rr, by the SIMD kernel.
+template <class T>
+void multiply_dot2_chunk(const T* d, const T* r, T* z, std::int64_t n, double* rz, double* rr) {
+  if constexpr (std::is_same_v<T, float>)
+    cpu::multiply_dot2_f32(d, r, z, n, rz, rr);
+  else
+    cpu::multiply_dot2_f64(d, r, z, n, rz, rr);
 }
 
 }  // namespace tessera

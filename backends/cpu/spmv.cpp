@@ -29,7 +29,6 @@
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/spmv.hpp"
 #include "kernels/cpu/spmv_sell.hpp"
-#include "kernels/cpu/vector.hpp"
 #include "plan/csr_columns.hpp"
 #include "plan/plan_cache.hpp"
 #include "plan/sell_layout.hpp"
@@ -312,12 +311,6 @@ bool CpuBackend::cg_steps_typed(std::int64_t steps, const CsrView& A, const VecV
   T* z = d != nullptr ? host_ptr<T>(zv) : r;
   T* rz_io = host_ptr<T>(rzv);
   T* rr_out = host_ptr<T>(rrv);
-  const auto axpby = [](T a, const T* xs, T b, cpu::AxpbyMode mode, T* ys, std::int64_t n) {
-    if constexpr (std::is_same_v<T, float>)
-      cpu::axpby_f32(a, xs, b, mode, ys, n);
-    else
-      cpu::axpby_f64(a, xs, b, mode, ys, n);
-  };
   constexpr std::int64_t kBlock = 2048;  // rows per vector pass, within the L1 (vector.cpp's kL1Block)
   struct alignas(64) Part {  // a line each: no two threads write one
     double pq, rz, rr;
@@ -344,13 +337,10 @@ bool CpuBackend::cg_steps_typed(std::int64_t steps, const CsrView& A, const VecV
       double rz_part = 0.0, rr_part = 0.0;
       for (std::int64_t k = rows.begin; k < rows.end; k += kBlock) {  // the SIMD kernels of vector.cpp
         const std::int64_t len = std::min(kBlock, rows.end - k);
-        axpby(minus_alpha, ap + k, T(1), cpu::AxpbyMode::add, r + k, len);
+        axpby_kernel(minus_alpha, ap + k, T(1), cpu::AxpbyMode::add, r + k, len);
         if (d != nullptr) {
           double bz = 0.0, br = 0.0;
-          if constexpr (std::is_same_v<T, float>)
-            cpu::multiply_dot2_f32(d + k, r + k, z + k, len, &bz, &br);
-          else
-            cpu::multiply_dot2_f64(d + k, r + k, z + k, len, &bz, &br);
+          multiply_dot2_chunk(d + k, r + k, z + k, len, &bz, &br);
           rz_part += bz;
           rr_part += br;
         } else {
@@ -372,8 +362,8 @@ bool CpuBackend::cg_steps_typed(std::int64_t steps, const CsrView& A, const VecV
       const T beta = static_cast<T>(static_cast<double>(rz_new) / static_cast<double>(rz));
       for (std::int64_t k = rows.begin; k < rows.end; k += kBlock) {  // x += alpha p reads p first
         const std::int64_t len = std::min(kBlock, rows.end - k);
-        axpby(alpha, p + k, T(1), cpu::AxpbyMode::add, x + k, len);
-        axpby(T(1), z + k, beta, cpu::AxpbyMode::scale, p + k, len);
+        axpby_kernel(alpha, p + k, T(1), cpu::AxpbyMode::add, x + k, len);
+        axpby_kernel(T(1), z + k, beta, cpu::AxpbyMode::scale, p + k, len);
       }
       rz = rz_new;
       barrier();  // p complete before the next product gathers it

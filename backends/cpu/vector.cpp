@@ -26,11 +26,7 @@ cpu::AxpbyMode axpby_mode(T b, bool b_zero) {
 
 template <class T>
 void axpby_chunk(T a, const T* x, T b, bool b_zero, T* y, std::int64_t n) {
-  const cpu::AxpbyMode mode = axpby_mode(b, b_zero);
-  if constexpr (std::is_same_v<T, float>)
-    cpu::axpby_f32(a, x, b, mode, y, n);
-  else
-    cpu::axpby_f64(a, x, b, mode, y, n);
+  axpby_kernel(a, x, b, axpby_mode(b, b_zero), y, n);
 }
 
 template <class T>
@@ -134,10 +130,7 @@ void CpuBackend::multiply_dot2(QueueImpl&, const VecView& dv, const VecView& rv,
   T* z = host_ptr<T>(zv);
   const auto [rz, rr] = per_thread_two_sums(rv.n, tune_["reduce.min_per_thread"],
                                             [&](std::int64_t k, std::int64_t len, double& a, double& c) {
-                                              if constexpr (std::is_same_v<T, float>)
-                                                cpu::multiply_dot2_f32(d + k, r + k, z + k, len, &a, &c);
-                                              else
-                                                cpu::multiply_dot2_f64(d + k, r + k, z + k, len, &a, &c);
+                                              multiply_dot2_chunk(d + k, r + k, z + k, len, &a, &c);
                                             });
   *host_ptr<T>(out_rz) = static_cast<T>(rz);
   *host_ptr<T>(out_rr) = static_cast<T>(rr);
@@ -187,10 +180,7 @@ void CpuBackend::axpy_multiply_dot2(QueueImpl&, const Coef& alpha, const VecView
                                                 const std::int64_t len = std::min(kL1Block, s + n - k);
                                                 axpby_chunk(a, x + k, T(1), false, r + k, len);
                                                 double bz = 0.0, br = 0.0;
-                                                if constexpr (std::is_same_v<T, float>)
-                                                  cpu::multiply_dot2_f32(d + k, r + k, z + k, len, &bz, &br);
-                                                else
-                                                  cpu::multiply_dot2_f64(d + k, r + k, z + k, len, &bz, &br);
+                                                multiply_dot2_chunk(d + k, r + k, z + k, len, &bz, &br);
                                                 c1 += bz;
                                                 c2 += br;
                                               }

@@ -12,13 +12,11 @@ namespace tessera::opencl {
 
 namespace {
 
-// Local memory of cg.cl for REAL = T: the stream product's staged products (24 KiB), the
-// group's pairs of accumulators and their leaves.
+// Local memory of cg.cl for REAL = T: the group's pairs of accumulators and their leaves.
 template <class T>
 std::size_t cg_local_bytes(const OpenCLBackend& cl, std::int64_t wg) {
   const std::size_t acc = reduce_wide<T>(cl) ? sizeof(double) : sizeof(T);
-  const std::size_t staged = cl.tuning()["cg.product"] == 0 ? 24576 : 0;
-  return staged + static_cast<std::size_t>(wg) * 2 * acc + static_cast<std::size_t>(wg / 32) * 2 * acc;
+  return static_cast<std::size_t>(wg) * 2 * acc + static_cast<std::size_t>(wg / 32) * 2 * acc;
 }
 
 template <class T>

@@ -8,24 +8,7 @@
 #ifndef CG_WG
 #define CG_WG 256  // work-items of the one group: a multiple of 32
 #endif
-#ifndef CG_PRODUCT
-#define CG_PRODUCT 1  // the product A p: 1 rows (a work-item per row), 0 stream (staged chunks)
-#endif
 #define CG_LEAVES (CG_WG / 32)
-// The stream product stages a chunk of the group's nonzeros' products in local memory (as
-// spmv.cl's spmv_stream): 24 KiB, with the 16 bytes per work-item of the sums within NVIDIA's 48 KiB.
-#ifdef TESSERA_FP64
-#define CG_REAL_BYTES 8
-#else
-#define CG_REAL_BYTES 4
-#endif
-#define CG_UNROLL_FIT (24576 / CG_WG / CG_REAL_BYTES)
-#if CG_UNROLL_FIT > 8
-#define CG_UNROLL 8
-#else
-#define CG_UNROLL CG_UNROLL_FIT
-#endif
-#define CG_CHUNK (CG_WG * CG_UNROLL)
 #define ACC2 TS_CAT(ACC, 2)
 
 // (sum of a, sum of b) over the group, the same bits in every work-item: the pairs into local
@@ -48,7 +31,7 @@ inline ACC2 group_sum2(ACC a, ACC b, __local ACC2* red, __local ACC2* leaf) {
 }
 
 // `steps` iterations of CG (Jacobi with d = 1 / diag(A) when d is not null, else z is r). Work-item
-// l owns rows l, l + CG_WG, ...: the product's rows (spmv_stream's order) and every vector update,
+// l owns rows l, l + CG_WG, ...: for the product and every vector update,
 // so a row's ap, r, z written in one phase are read by the same work-item in the next. Between
 // iterations a global barrier publishes p to the whole group before the next product reads it.
 __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
@@ -56,9 +39,6 @@ __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
     long doff, __global REAL* x, long xoff, __global REAL* r, long roff, __global REAL* p, long poff,
     __global REAL* ap, long apoff, __global REAL* z, long zoff, __global REAL* rz_io, long rzoff,
     __global REAL* rr_out, long rroff, long n, int steps) {
-#if CG_PRODUCT == 0
-  __local REAL prod[CG_CHUNK];
-#endif
   __local ACC2 red[CG_WG];
   __local ACC2 leaf[CG_LEAVES];
   const int l = get_local_id(0);
@@ -73,10 +53,10 @@ __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
   for (int it = 0; it < steps; ++it) {
     // ap = A p and p . ap
     ACC pq_part = 0;
-#if CG_PRODUCT == 1
-    // rows: each work-item sums its rows' products itself, four in flight: no barrier, and a
-    // row's entries are one contiguous run the work-item's loads walk (in cache after the first
-    // iteration: the system is small).
+    // Each work-item sums its rows' products itself, four in flight: no barrier, and a row's
+    // entries are one contiguous run the work-item's loads walk (in cache after the first
+    // iteration: the system is small). Staging a group's nonzeros in local memory as
+    // spmv_stream does measured no faster (bench/RESULTS.md, session 10).
     for (long row = l; row < n; row += CG_WG) {
       const int end = row_ptr[row + 1];
       int k = row_ptr[row];
@@ -92,38 +72,6 @@ __kernel __attribute__((reqd_work_group_size(CG_WG, 1, 1))) void cg_steps(
       ap[row] = sum;
       pq_part += (ACC)p[row] * (ACC)sum;
     }
-#else
-    for (long first = 0; first < n; first += CG_WG) {
-      const long row = first + l;
-      const long last = min(first + CG_WG, n);
-      const int my_begin = row_ptr[min(row, n)];
-      const int my_end = row < n ? row_ptr[row + 1] : my_begin;
-      const int group_begin = row_ptr[first], group_end = row_ptr[last];
-      REAL sum = 0;
-      for (int base = group_begin; base < group_end; base += CG_CHUNK) {
-        const int chunk_end = min(base + CG_CHUNK, group_end);
-        int c[CG_UNROLL];
-        REAL v[CG_UNROLL];
-#pragma unroll
-        for (int u = 0; u < CG_UNROLL; ++u) {
-          const int j = base + l + CG_WG * u;
-          c[u] = j < chunk_end ? col_idx[j] : 0;
-          v[u] = j < chunk_end ? values[j] : 0;
-        }
-#pragma unroll
-        for (int u = 0; u < CG_UNROLL; ++u)
-          if (base + l + CG_WG * u < chunk_end) prod[l + CG_WG * u] = v[u] * p[c[u]];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int lo = max(my_begin, base), hi = min(my_end, chunk_end);
-        for (int j = lo; j < hi; ++j) sum += prod[j - base];
-        barrier(CLK_LOCAL_MEM_FENCE);  // the chunk is read before the next one overwrites it
-      }
-      if (row < n) {
-        ap[row] = sum;
-        pq_part += (ACC)p[row] * (ACC)sum;
-      }
-    }
-#endif
     const REAL pq = (REAL)group_sum2(pq_part, 0, red, leaf).x;
     // r += (-rz / pq) ap, z = d r, r . z and r . r (axpy_multiply_dot2's arithmetic)
     const REAL alpha = (REAL)((ACC)rz / (ACC)pq), minus_alpha = (REAL)(-(ACC)rz / (ACC)pq);

@@ -134,11 +134,18 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
 // work-item wrote, as a reduction's first pass (group_sum; built with reduce.cl's defines), its
 // last group summing the partials with REDUCE_SINGLE_PASS: CG's A p and p . Ap in one launch.
 #define SPMV_DOT_FINISH(s)                                                   \
-  group_sum((s), acc, partial, get_group_id(0));                            \
+  group_sum((ACC)(s), acc, partial, get_group_id(0));                       \
   if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {            \
     sum_partials(partial, get_num_groups(0), acc, out, out_off, 0);         \
     if (get_local_id(0) == 0) *ticket = 0;                                  \
   }
+// y[row] from its product sum, and w[row] * y[row] for the dot.
+inline ACC write_row_dot(REAL sum, REAL alpha, REAL beta, int read_y, __global REAL* y, __global const REAL* w,
+                         long row) {
+  const REAL v = read_y ? alpha * sum + beta * y[row] : alpha * sum;
+  y[row] = v;
+  return (ACC)w[row] * (ACC)v;
+}
 #define SPMV_DOT_PARAMS \
   __global const REAL *w, long woff, __global ACC *partial, __global int *ticket, __global REAL *out, long out_off
 __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream_dot(
@@ -152,13 +159,7 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream_d
   w += woff;
   const REAL sum = stream_row_sum(row_ptr, col_idx, values, x, rows, prod);
   const long row = (long)get_group_id(0) * SPMV_WG + get_local_id(0);
-  ACC s = 0;
-  if (row < rows) {
-    const REAL v = read_y ? alpha * sum + beta * y[row] : alpha * sum;
-    y[row] = v;
-    s = (ACC)w[row] * (ACC)v;
-  }
-  SPMV_DOT_FINISH(s)
+  SPMV_DOT_FINISH(row < rows ? write_row_dot(sum, alpha, beta, read_y, y, w, row) : 0)
 }
 __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector_dot(
     __global const int* row_ptr, __global const int* col_idx, __global const REAL* values, __global const REAL* x,
@@ -172,13 +173,8 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector_d
   w += woff;
   const REAL t = vector_row_sum(row_ptr, col_idx, values, x, rows, lanes, part);
   const long row = get_global_id(0) / lanes;
-  ACC s = 0;
-  if ((get_local_id(0) & (lanes - 1)) == 0 && row < rows) {
-    const REAL v = read_y ? alpha * t + beta * y[row] : alpha * t;
-    y[row] = v;
-    s = (ACC)w[row] * (ACC)v;
-  }
-  SPMV_DOT_FINISH(s)
+  SPMV_DOT_FINISH((get_local_id(0) & (lanes - 1)) == 0 && row < rows ? write_row_dot(t, alpha, beta, read_y, y, w, row)
+                                                                      : 0)
 }
 #endif
 

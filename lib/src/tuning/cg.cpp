@@ -13,7 +13,7 @@ const std::vector<ParamSpec>& cg_params() {
   static const std::vector<ParamSpec> p = {
       // The crossovers measured with tessera-bench --ops cg on the collection's SPD matrices
       // (bench/RESULTS.md, session 10), f64 per iteration, fused vs separate operations:
-      // NVIDIA OpenCL (H100, 1024 work-items, rows product): 494_bus (1.7 k nonzeros) 10.7 vs
+      // NVIDIA OpenCL (H100, 1024 work-items): 494_bus (1.7 k nonzeros) 10.7 vs
       // 46 us, nos6 (3.3 k) 11 vs 45, Chem97ZtZ (7.4 k) 18 vs 53, bcsstk13 (84 k) 59 vs 45,
       // Dubcova1 (253 k) 126 vs 46: one compute unit reads the matrix, so past ~50 k nonzeros
       // the whole-device kernels win. PoCL (2-core VM): 494_bus 13 vs 54, nos6 16 vs 58,
@@ -31,10 +31,6 @@ const std::vector<ParamSpec>& cg_params() {
       // a pass over the group's work-items).
       {"cg.wg", "opencl: work-group size of the fused CG kernel (a multiple of 32)", 32, 1024, Shape::pow2,
        {{"opencl/nvidia", 1024}, {"opencl/pocl-cpu", 32}, {"opencl/intel-cpu", 32}, {"opencl/*", 256}}},
-      // rows: a work-item sums its own rows (no barrier in the product); stream: the group's
-      // nonzeros read coalesced in chunks staged in local memory, two barriers per chunk.
-      {"cg.product", "opencl: the fused CG kernel's product (rows|stream)", 0, 1, Shape::any,
-       {{"opencl/*", 1}}, "stream|rows"},
   };
   return p;
 }
