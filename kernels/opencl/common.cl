@@ -97,7 +97,7 @@ inline bool last_group_arrived(__global int* ticket, __local int* flag) {
 }
 
 // The work-group's sum of s into partial[slot] (all work-items of a REDUCE_WG group
-// call it): vector.cl's fused dots and spmv.cl's spmv_*_dot.
+// call it): reduce.cl's first passes, vector.cl's fused dots and spmv.cl's spmv_*_dot.
 inline void group_sum(ACC s, __local ACC* part, __global ACC* partial, long slot) {
   const int l = get_local_id(0);
   part[l] = s;
@@ -107,4 +107,15 @@ inline void group_sum(ACC s, __local ACC* part, __global ACC* partial, long slot
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (l == 0) partial[slot] = part[0];
+}
+
+// After every group has stored its partial (group_sum): with REDUCE_SINGLE_PASS the last group to
+// arrive sums the partials into out[out_off] (with root: the square root) and puts the ticket
+// back to zero for the next reduction on the queue. Called by every work-item.
+inline void finish_single_pass(__global ACC* partial, __local ACC* part, __global int* ticket, __local int* last,
+                               __global REAL* out, long out_off, int root) {
+  if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, last)) {
+    sum_partials(partial, get_num_groups(0), part, out, out_off, root);
+    if (get_local_id(0) == 0) *ticket = 0;
+  }
 }

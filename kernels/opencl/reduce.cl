@@ -109,18 +109,8 @@
     ACC r = HCOMB(COMBINE_ADD, s);                                                                 \
     const long tail = nv * REDUCE_VW + get_global_id(0);                                           \
     if (tail < n) r += TERM(ACC, x, y, tail);                                                      \
-    const int l = get_local_id(0);                                                                 \
-    part[l] = r;                                                                                   \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    for (int off = REDUCE_WG / 2; off > 0; off >>= 1) {                                            \
-      if (l < off) part[l] += part[l + off];                                                       \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-    }                                                                                              \
-    if (l == 0) partial[get_group_id(0)] = part[0];                                                \
-    if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {                                 \
-      sum_partials(partial, get_num_groups(0), part, out, out_off, root);                          \
-      if (l == 0) *ticket = 0;                                                                     \
-    }                                                                                              \
+    group_sum(r, part, partial, get_group_id(0));                                                  \
+    finish_single_pass(partial, part, ticket, &last, out, out_off, root);                          \
   }
 
 #define TREE_KERNEL_SEL(NAME, TERM, VTERM, COMBINE, IDENTITY)                                      \

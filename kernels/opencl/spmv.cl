@@ -39,6 +39,13 @@ __kernel void spmv_rows(__global const int* row_ptr, __global const int* col_idx
 // gpu: `lanes` consecutive work-items share a row (lanes a power of two <= SPMV_WG, chosen by the
 // host from the mean row length): they read the row's entries side by side (coalesced), then
 // add their partial sums in a tree in local memory.
+// y[row] = alpha * sum + beta * y[row] (read_y == 0: y is only written); returns it.
+inline REAL write_row(REAL sum, REAL alpha, REAL beta, int read_y, __global REAL* y, long row) {
+  const REAL v = read_y ? alpha * sum + beta * y[row] : alpha * sum;
+  y[row] = v;
+  return v;
+}
+
 // The row sum of work-item l's row (valid in the row's lane 0); every work-item calls it.
 inline REAL vector_row_sum(__global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
                            __global const REAL* x, long rows, int lanes, __local REAL* part) {
@@ -75,7 +82,7 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_vector(
   y += yoff;
   const REAL t = vector_row_sum(row_ptr, col_idx, values, x, rows, lanes, part);
   const long row = get_global_id(0) / lanes;
-  if ((get_local_id(0) & (lanes - 1)) == 0 && row < rows) y[row] = read_y ? alpha * t + beta * y[row] : alpha * t;
+  if ((get_local_id(0) & (lanes - 1)) == 0 && row < rows) write_row(t, alpha, beta, read_y, y, row);
 }
 
 // gpu, short rows (classes with spmv.stream_mean > 0): a group owns SPMV_WG consecutive rows,
@@ -126,25 +133,20 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_stream(
   y += yoff;
   const REAL sum = stream_row_sum(row_ptr, col_idx, values, x, rows, prod);
   const long row = (long)get_group_id(0) * SPMV_WG + get_local_id(0);
-  if (row < rows) y[row] = read_y ? alpha * sum + beta * y[row] : alpha * sum;
+  if (row < rows) write_row(sum, alpha, beta, read_y, y, row);
 }
 
 #if defined(SPMV_DOT) && SPMV_WG == REDUCE_WG
 // spmv_dot (backends/opencl/spmv.cpp): the kernels above, then out = w . y over the rows each
 // work-item wrote, as a reduction's first pass (group_sum; built with reduce.cl's defines), its
 // last group summing the partials with REDUCE_SINGLE_PASS: CG's A p and p . Ap in one launch.
-#define SPMV_DOT_FINISH(s)                                                   \
-  group_sum((ACC)(s), acc, partial, get_group_id(0));                       \
-  if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {            \
-    sum_partials(partial, get_num_groups(0), acc, out, out_off, 0);         \
-    if (get_local_id(0) == 0) *ticket = 0;                                  \
-  }
+#define SPMV_DOT_FINISH(s)                                \
+  group_sum((ACC)(s), acc, partial, get_group_id(0));    \
+  finish_single_pass(partial, acc, ticket, &last, out, out_off, 0);
 // y[row] from its product sum, and w[row] * y[row] for the dot.
 inline ACC write_row_dot(REAL sum, REAL alpha, REAL beta, int read_y, __global REAL* y, __global const REAL* w,
                          long row) {
-  const REAL v = read_y ? alpha * sum + beta * y[row] : alpha * sum;
-  y[row] = v;
-  return (ACC)w[row] * (ACC)v;
+  return (ACC)w[row] * (ACC)write_row(sum, alpha, beta, read_y, y, row);
 }
 #define SPMV_DOT_PARAMS \
   __global const REAL *w, long woff, __global ACC *partial, __global int *ticket, __global REAL *out, long out_off

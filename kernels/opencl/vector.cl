@@ -235,10 +235,7 @@ __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1))) void vector_axpb
     }
   }
   group_sum(s, part, partial, get_group_id(0));
-  if (REDUCE_SINGLE_PASS && last_group_arrived(ticket, &last)) {
-    sum_partials(partial, get_num_groups(0), part, out, out_off, 0);
-    if (get_local_id(0) == 0) *ticket = 0;
-  }
+  finish_single_pass(partial, part, ticket, &last, out, out_off, 0);
 }
 
 // This group's parts of x . y (partial[group]) and x . z (partial[groups + group]).
