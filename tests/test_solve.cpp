@@ -46,7 +46,8 @@ bool none_stagnate(SolverKind, Precond) { return false; }
 // where A is well conditioned (`error_bound`, < 0 to skip).
 template <class T>
 void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, double error_bound,
-               Stagnates stagnates = none_stagnate, Stagnates may_break_down = none_stagnate, int restart = 40) {
+               Stagnates stagnates = none_stagnate, Stagnates may_break_down = none_stagnate, int restart = 40,
+               Stagnates needs_long_run = none_stagnate) {
   for (const Device& d : all_devices()) {
     for (const SolverKind kind : all_solvers) {
       if (kind == SolverKind::cg && !spd) continue;
@@ -56,7 +57,7 @@ void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, doub
                   << (std::is_same_v<T, float> ? "f32" : "f64") << ">");
         SolveOptions o;
         o.rel_tol = tolerance<T>();
-        o.max_iterations = 3000;
+        o.max_iterations = needs_long_run(kind, p) ? 6000 : 3000;
         o.restart = restart;
         const auto s = solve_ones<T>(d, h, kind, p, o);
         if (stagnates(kind, p)) {
@@ -113,6 +114,7 @@ TEST_CASE("solve: SPD and unsymmetric matrices of the shared collection, every d
     bool spd;
     Stagnates stagnates;
     Stagnates may_break_down = none_stagnate;
+    Stagnates needs_long_run = none_stagnate;
   };
   // nos6 (condition ~ 8e6): unpreconditioned BiCGSTAB and GMRES(40), and GMRES(40) + Jacobi,
   // stagnate; sherman5: GMRES(40) without a preconditioner.
@@ -121,6 +123,12 @@ TEST_CASE("solve: SPD and unsymmetric matrices of the shared collection, every d
            (k == SolverKind::gmres && (p == Precond::none || p == Precond::jacobi));
   };
   const Stagnates sherman5 = [](SolverKind k, Precond p) { return k == SolverKind::gmres && p == Precond::none; };
+  // sherman5, BiCGSTAB without a preconditioner: its iteration count follows the rounding of the
+  // dots (2361 on cpu, 2465 on the reference device, 2974 on PoCL here, more than 3000 on PoCL
+  // in a CI run on another CPU): given twice the suite's limit.
+  const Stagnates sherman5_long = [](SolverKind k, Precond p) {
+    return k == SolverKind::bicgstab && p == Precond::none;
+  };
   // add32, BiCGSTAB + Jacobi: erratic (62 iterations on the reference device, 47 on cpu, 49 in
   // Eigen); on an H100 through NVIDIA's OpenCL rho = r0.r vanished at iteration 80, with the
   // residual at 2x the tolerance.
@@ -130,13 +138,13 @@ TEST_CASE("solve: SPD and unsymmetric matrices of the shared collection, every d
   // Small enough for the suite's budget; MANIFEST.md: nos6 and Chem97ZtZ SPD, add32 and
   // sherman5 unsymmetric (both converge with BiCGSTAB + Jacobi, add32 also in float).
   for (const Case c : {Case{"nos6.mtx", true, nos6}, Case{"Chem97ZtZ.mtx", true, none_stagnate},
-                       Case{"add32.mtx", false, none_stagnate, add32_breaks}, Case{"sherman5.mtx", false, sherman5}}) {
+                       Case{"add32.mtx", false, none_stagnate, add32_breaks}, Case{"sherman5.mtx", false, sherman5, none_stagnate, sherman5_long}}) {
     const auto h = shared_matrix(c.file);
     if (!h) {
       note_once(std::string("SKIPPED solve on ") + c.file + ": the shared matrix folder is absent");
       continue;
     }
-    solve_all<double>(c.file, *h, c.spd, -1, c.stagnates, c.may_break_down);
+    solve_all<double>(c.file, *h, c.spd, -1, c.stagnates, c.may_break_down, 40, c.needs_long_run);
     if (std::string(c.file) == "Chem97ZtZ.mtx" || std::string(c.file) == "add32.mtx")
       solve_all<float>(c.file, *h, c.spd, -1, none_stagnate, c.may_break_down);
   }
