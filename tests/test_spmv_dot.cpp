@@ -91,9 +91,12 @@ TEST_CASE_TEMPLATE("spmv_dot: y = alpha A x + beta y and out = w . y on every de
         for_each_device<T>(Op::spmv, [&](const Device& d) { check_case<T>(d, h, alpha, beta, w_is_x, ++seed, w.str()); });
       }
   }
-  // The 3D Laplacian of a CG iteration (w = x = p, beta = 0).
+  // The 3D Laplacian of a CG iteration (w = x = p, beta = 0); the larger one has more groups of
+  // 256 rows than a GPU kernel's grid (CUDA: 8 blocks per SM), so blocks loop over several.
   const auto lap = laplacian_3d<T>(23, 19, 17);
   for_each_device<T>(Op::spmv, [&](const Device& d) { check_case<T>(d, lap, T(1), T(0), true, 9300, "laplacian"); });
+  const auto big = laplacian_3d<T>(71, 67, 65);
+  for_each_device<T>(Op::spmv, [&](const Device& d) { check_case<T>(d, big, T(1), T(0), true, 9301, "laplacian 71x67x65"); });
 }
 
 TEST_CASE_TEMPLATE("spmv_dot: bad input throws, writes nothing, and the device works after", T, float, double) {

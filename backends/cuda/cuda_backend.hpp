@@ -114,6 +114,9 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   TESSERA_TYPED_BACKEND_OPERATIONS
   /// The format and kernel spmv runs for A (spmv.cpp).
   std::string spmv_kernel(DType dtype, const CsrView& A) override;
+  /// The CSR stream or vector product and the dot in one launch (Backend::spmv_dot; spmv.cpp).
+  void spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                const VecView& y, const VecView& w, const VecView& out) override;
 
   // Every operation runs on this object's device (the calling thread may have another current).
   template <class F>

@@ -26,6 +26,7 @@
 #include "plan/sell_layout.hpp"
 #include "plan/spmv_policy.hpp"
 #include "queue.hpp"
+#include "reduce_state.hpp"
 
 namespace tessera::cuda {
 
@@ -249,5 +250,38 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, spmv)
+
+namespace {
+
+// spmv_dot in one launch where CSR runs the stream or vector kernel; false where SELL or merge
+// runs (or A has no rows), and the caller runs spmv, then dot.
+template <class T>
+bool spmv_dot_fused(CudaBackend::SellPlans& sell, const tuning::Tuning& t, int max_blocks, const ReduceScratch& rs,
+                    cudaStream_t stream, double alpha, const CsrView& A, const VecView& x, double beta,
+                    const VecView& y, const VecView& w, const VecView& out) {
+  if (A.rows == 0 || sell_plan_for<T>(sell, t, A, nullptr)) return false;
+  const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, kMergeTile);
+  if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
+  const int lanes = choice.kernel == plan::SpmvKernel::stream ? 0 : std::clamp(choice.lanes, 2, 32);
+  TESSERA_CUDA_CHECK(launch_spmv_dot<T>(lanes, static_cast<int>(A.rows), static_cast<const int*>(A.row_ptr),
+                                        static_cast<const int*>(A.col_idx), static_cast<const T*>(A.values),
+                                        dev_ptr<const T>(x), static_cast<T>(alpha), static_cast<T>(beta),
+                                        dev_ptr<T>(y), dev_ptr<const T>(w), dev_ptr<T>(out), max_blocks, rs, stream));
+  return true;
+}
+
+}  // namespace
+
+void CudaBackend::spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta,
+                           const VecView& y, const VecView& w, const VecView& out) {
+  make_current();
+  CudaQueue& cq = queue_of(q);
+  const ReduceState& st = ReduceState::of(cq, reduce_blocks_);
+  const bool fused = dtype == DType::f32 ? spmv_dot_fused<float>(*sell_plans_, tune_, st.max_blocks, st.view(),
+                                                                  cq.stream(), alpha, A, x, beta, y, w, out)
+                                         : spmv_dot_fused<double>(*sell_plans_, tune_, st.max_blocks, st.view(),
+                                                                   cq.stream(), alpha, A, x, beta, y, w, out);
+  if (!fused) Backend::spmv_dot(dtype, q, alpha, A, x, beta, y, w, out);
+}
 
 }  // namespace tessera::cuda

@@ -101,6 +101,13 @@ constexpr int kSpmvStreamChunk = 256;
 template <class T>
 cudaError_t launch_spmv_stream(int rows, const int* row_ptr, const int* col_idx, const T* values, const T* x,
                                T alpha, T beta, T* y, cudaStream_t stream);
+// y = alpha A x + beta y and out[0] = w . y (double sums, one pass as reduce) in one launch:
+// lanes 0 the stream kernel, else the vector kernel with `lanes` (2..32) threads per row; at most
+// max_blocks blocks (the reduction scratch's). w may be x or y.
+template <class T>
+cudaError_t launch_spmv_dot(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values, const T* x,
+                            T alpha, T beta, T* y, const T* w, T* out, int max_blocks, const ReduceScratch& s,
+                            cudaStream_t stream);
 // Merge-path partition: coords[t] = (row, nonzero) where tile t of kMergeTile path items starts,
 // for t = 0..tiles (tiles + 1 entries).
 cudaError_t launch_merge_partition(int rows, int nnz, const int* row_ptr, int tiles, int2* coords,
@@ -269,6 +276,10 @@ cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in,
 template <class T>
 cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream);
+// The same step with a thread per cell (stencil.plane_sweep = 0), the same result bit for bit.
+template <class T>
+cudaError_t launch_stencil3d_cell(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                                  std::int64_t ny, std::int64_t nz, cudaStream_t stream);
 // The 3D 7-point stencil (radius 1), `levels` (2..kStencilTblockMaxLevels) Jacobi steps in one
 // pass (temporal blocking, kernels/cuda/stencil.cu): blocks of lx x ly threads, a tile of as many
 // cells whose inner (lx - 2 levels) x (ly - 2 levels) are written; every cell of `out` written

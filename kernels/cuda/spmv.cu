@@ -10,9 +10,10 @@
 //    tile's products are formed with coalesced loads into shared memory, each thread then walks
 //    its share of the path, and rows cut by a thread or tile boundary are completed through
 //    carries (in the block via shared memory, across blocks by a small fix-up pass).
+#include <algorithm>
 #include <climits>
 
-#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/reduce.cuh"
 
 namespace tessera::cuda {
 
@@ -23,6 +24,22 @@ __device__ __forceinline__ T finish(T alpha, T sum, T beta, const T* y, std::int
   return beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];  // beta == 0: y is not read
 }
 
+// Row `row`'s sum over its `L` lanes (whole groups of L lanes call it; groups never straddle a
+// warp), valid in lane 0 of the group.
+template <class T, int L>
+__device__ __forceinline__ T vector_row_sum(std::int64_t row, const int* __restrict__ row_ptr,
+                                            const int* __restrict__ col_idx, const T* __restrict__ values,
+                                            const T* __restrict__ x) {
+  const int lane = threadIdx.x % L;
+  const unsigned mask = L == 32 ? kFullMask : ((1u << L) - 1u) << ((threadIdx.x % 32) / L * L);
+  const int begin = row_ptr[row], end = row_ptr[row + 1];
+  T sum = 0;
+  for (int j = begin + lane; j < end; j += L) sum += values[j] * __ldg(x + col_idx[j]);
+#pragma unroll
+  for (int o = L / 2; o > 0; o >>= 1) sum += __shfl_xor_sync(mask, sum, o, L);
+  return sum;
+}
+
 template <class T, int L>
 __global__ __launch_bounds__(kSpmvThreads) void spmv_vector_kernel(int rows, const int* __restrict__ row_ptr,
                                                                    const int* __restrict__ col_idx,
@@ -30,60 +47,106 @@ __global__ __launch_bounds__(kSpmvThreads) void spmv_vector_kernel(int rows, con
                                                                    const T* __restrict__ x, T alpha, T beta,
                                                                    T* __restrict__ y) {
   const std::int64_t row = (static_cast<std::int64_t>(blockIdx.x) * kSpmvThreads + threadIdx.x) / L;
-  const int lane = threadIdx.x % L;
   if (row >= rows) return;  // whole groups of L lanes leave together
-  // The L lanes of this row, for the shuffles (groups never straddle a warp).
-  const unsigned mask = L == 32 ? kFullMask : ((1u << L) - 1u) << ((threadIdx.x % 32) / L * L);
-  const int begin = row_ptr[row], end = row_ptr[row + 1];
-  T sum = 0;
-  for (int j = begin + lane; j < end; j += L) sum += values[j] * __ldg(x + col_idx[j]);
-#pragma unroll
-  for (int o = L / 2; o > 0; o >>= 1) sum += __shfl_xor_sync(mask, sum, o, L);
-  if (lane == 0) y[row] = finish(alpha, sum, beta, y, row);
+  const T sum = vector_row_sum<T, L>(row, row_ptr, col_idx, values, x);
+  if (threadIdx.x % L == 0) y[row] = finish(alpha, sum, beta, y, row);
 }
 
 // Stream kernel for short rows: a warp owns 32 consecutive rows; their nonzeros are one
-// contiguous run, read with coalesced loads (4 per lane in flight, no idle lanes however the
-// row lengths fall) into products in shared memory, which each lane then sums for its own row
-// (in row order). Row pointers are read once per row, coalesced.
+// contiguous run, read with coalesced loads (all of a chunk's loads in flight before the
+// gathers, 8 per lane, as the OpenCL kernel; no idle lanes however the row lengths fall) into
+// products in shared memory (`s`, the warp's kSpmvStreamChunk slots), which each lane then sums
+// for its own row (in row order). Row pointers are read once per row, coalesced. Every lane of
+// the warp calls it; rows past the last sum to 0.
+template <class T>
+__device__ __forceinline__ T stream_row_sum(std::int64_t row, int rows, const int* __restrict__ row_ptr,
+                                            const int* __restrict__ col_idx, const T* __restrict__ values,
+                                            const T* __restrict__ x, T* s) {
+  constexpr int UNROLL = kSpmvStreamChunk / 32;
+  const int lane = threadIdx.x % 32;
+  const int r = static_cast<int>(row < rows ? row : rows);
+  const int my_begin = row_ptr[r];
+  const int my_end = row < rows ? row_ptr[r + 1] : my_begin;
+  const int warp_begin = __shfl_sync(kFullMask, my_begin, 0);
+  const int warp_end = __shfl_sync(kFullMask, my_end, 31);
+  T sum = 0;
+  for (int base = warp_begin; base < warp_end; base += kSpmvStreamChunk) {
+    const int chunk_end = min(base + kSpmvStreamChunk, warp_end);
+    int c[UNROLL];
+    T v[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const int j = base + lane + 32 * u;
+      c[u] = j < chunk_end ? __ldcs(col_idx + j) : 0;
+      v[u] = j < chunk_end ? __ldcs(values + j) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + lane + 32 * u < chunk_end) s[lane + 32 * u] = v[u] * __ldg(x + c[u]);
+    __syncwarp();
+    const int lo = max(my_begin, base), hi = min(my_end, chunk_end);
+    for (int j = lo; j < hi; ++j) sum += s[j - base];
+    __syncwarp();  // the chunk is read before the next one overwrites it
+  }
+  return sum;
+}
+
 template <class T>
 __global__ __launch_bounds__(kSpmvThreads) void spmv_stream_kernel(int rows, const int* __restrict__ row_ptr,
                                                                    const int* __restrict__ col_idx,
                                                                    const T* __restrict__ values,
                                                                    const T* __restrict__ x, T alpha, T beta,
                                                                    T* __restrict__ y) {
-  constexpr int WARPS = kSpmvThreads / 32, UNROLL = 4;
+  constexpr int WARPS = kSpmvThreads / 32;
   __shared__ T s_prod[WARPS][kSpmvStreamChunk];
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::int64_t row = (static_cast<std::int64_t>(blockIdx.x) * WARPS + w) * 32 + lane;
-  const int r = static_cast<int>(row < rows ? row : rows);
-  const int my_begin = row_ptr[r];
-  const int my_end = row < rows ? row_ptr[r + 1] : my_begin;
-  const int warp_begin = __shfl_sync(kFullMask, my_begin, 0);
-  const int warp_end = __shfl_sync(kFullMask, my_end, 31);
-  T* s = s_prod[w];
-  T sum = 0;
-  for (int base = warp_begin; base < warp_end; base += kSpmvStreamChunk) {
-    const int chunk_end = min(base + kSpmvStreamChunk, warp_end);
-    for (int j0 = base + lane; j0 < chunk_end; j0 += 32 * UNROLL) {
-      int c[UNROLL];
-      T v[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const int j = j0 + 32 * u;
-        c[u] = j < chunk_end ? __ldcs(col_idx + j) : 0;
-        v[u] = j < chunk_end ? __ldcs(values + j) : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        if (j0 + 32 * u < chunk_end) s[j0 + 32 * u - base] = v[u] * __ldg(x + c[u]);
-    }
-    __syncwarp();
-    const int lo = max(my_begin, base), hi = min(my_end, chunk_end);
-    for (int j = lo; j < hi; ++j) sum += s[j - base];
-    __syncwarp();  // the chunk is read before the next one overwrites it
-  }
+  const int w = threadIdx.x / 32;
+  const std::int64_t row = (static_cast<std::int64_t>(blockIdx.x) * WARPS + w) * 32 + threadIdx.x % 32;
+  const T sum = stream_row_sum(row, rows, row_ptr, col_idx, values, x, s_prod[w]);
   if (row < rows) y[row] = finish(alpha, sum, beta, y, row);
+}
+
+// spmv_dot: the stream and vector kernels over groups of rows (grid-stride, at most the
+// reduction scratch's blocks), then out = w . y over the rows written, in double, finished by
+// the last block (reduce.cuh): CG's A p and p . Ap in one launch. w may be x or y (not restrict).
+template <class T>
+__global__ __launch_bounds__(kSpmvThreads) void spmv_stream_dot_kernel(
+    int rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
+    const T* __restrict__ x, T alpha, T beta, T* y, const T* w, T* out, ReduceScratch rs) {
+  constexpr int WARPS = kSpmvThreads / 32;
+  __shared__ T s_prod[WARPS][kSpmvStreamChunk];
+  const int wi = threadIdx.x / 32;
+  const std::int64_t groups = (static_cast<std::int64_t>(rows) + kSpmvThreads - 1) / kSpmvThreads;
+  double acc[1] = {0.0};
+  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const std::int64_t row = (g * WARPS + wi) * 32 + threadIdx.x % 32;
+    const T sum = stream_row_sum(row, rows, row_ptr, col_idx, values, x, s_prod[wi]);
+    if (row < rows) {
+      const T v = finish(alpha, sum, beta, y, row);
+      y[row] = v;
+      acc[0] = fma(static_cast<double>(w[row]), static_cast<double>(v), acc[0]);
+    }
+  }
+  if (last_block_totals<RK::sum, kSpmvThreads, 1>(acc, rs.partials, rs.counter)) *out = static_cast<T>(acc[0]);
+}
+
+template <class T, int L>
+__global__ __launch_bounds__(kSpmvThreads) void spmv_vector_dot_kernel(
+    int rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
+    const T* __restrict__ x, T alpha, T beta, T* y, const T* w, T* out, ReduceScratch rs) {
+  constexpr int ROWS = kSpmvThreads / L;
+  const std::int64_t groups = (static_cast<std::int64_t>(rows) + ROWS - 1) / ROWS;
+  double acc[1] = {0.0};
+  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const std::int64_t row = g * ROWS + threadIdx.x / L;
+    if (row >= rows) continue;  // whole groups of L lanes together
+    const T sum = vector_row_sum<T, L>(row, row_ptr, col_idx, values, x);
+    if (threadIdx.x % L == 0) {
+      const T v = finish(alpha, sum, beta, y, row);
+      y[row] = v;
+      acc[0] = fma(static_cast<double>(w[row]), static_cast<double>(v), acc[0]);
+    }
+  }
+  if (last_block_totals<RK::sum, kSpmvThreads, 1>(acc, rs.partials, rs.counter)) *out = static_cast<T>(acc[0]);
 }
 
 // Merge path over a = row_ptr + 1 (row ends, a_len rows) and b = 0, 1, ..., b_len - 1 (nonzero
@@ -266,6 +329,25 @@ cudaError_t launch_spmv_stream(int rows, const int* row_ptr, const int* col_idx,
   return cudaGetLastError();
 }
 
+template <class T>
+cudaError_t launch_spmv_dot(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values, const T* x,
+                            T alpha, T beta, T* y, const T* w, T* out, int max_blocks, const ReduceScratch& s,
+                            cudaStream_t stream) {
+  const int rows_per_block = lanes == 0 ? kSpmvThreads : kSpmvThreads / lanes;
+  const int grid = static_cast<int>(
+      std::min<std::int64_t>(std::max<std::int64_t>(blocks_for(rows, rows_per_block), 1), max_blocks));
+  switch (lanes) {
+    case 0: spmv_stream_dot_kernel<T><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y, w, out, s); break;
+    case 2: spmv_vector_dot_kernel<T, 2><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y, w, out, s); break;
+    case 4: spmv_vector_dot_kernel<T, 4><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y, w, out, s); break;
+    case 8: spmv_vector_dot_kernel<T, 8><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y, w, out, s); break;
+    case 16: spmv_vector_dot_kernel<T, 16><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y, w, out, s); break;
+    case 32: spmv_vector_dot_kernel<T, 32><<<grid, kSpmvThreads, 0, stream>>>(rows, row_ptr, col_idx, values, x, alpha, beta, y, w, out, s); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
 cudaError_t launch_merge_partition(int rows, int nnz, const int* row_ptr, int tiles, int2* coords,
                                    cudaStream_t stream) {
   merge_partition_kernel<<<blocks_for(tiles + 1, 256), 256, 0, stream>>>(rows, nnz, row_ptr, tiles, coords);
@@ -288,6 +370,8 @@ cudaError_t launch_spmv_merge(int rows, int /*nnz*/, const int* row_ptr, const i
                                              cudaStream_t);                                                 \
   template cudaError_t launch_spmv_stream<T>(int, const int*, const int*, const T*, const T*, T, T, T*,      \
                                              cudaStream_t);                                                 \
+  template cudaError_t launch_spmv_dot<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*,     \
+                                          const T*, T*, int, const ReduceScratch&, cudaStream_t);          \
   template cudaError_t launch_spmv_merge<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, \
                                             int, const int2*, int*, T*, cudaStream_t);                  \
   template cudaError_t launch_spmv_sell<T>(int, int, const int*, const int*, const int*, const int*, const T*,  \
