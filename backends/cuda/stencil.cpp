@@ -1,7 +1,8 @@
 // stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
 // in the queue; each launch writes every cell (boundary copied), so after an odd number of steps one
-// device copy brings the result back to u. The 3D z chunk is stencil.z_chunk, halved while the
-// grid would have fewer than 8 blocks per SM. 3D 7-point with steps > 1 on a grid beyond the L2:
+// device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep, by dtype; its
+// z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM) or a
+// thread per cell. 3D 7-point with steps > 1 on a grid beyond the L2:
 // temporally blocked passes (below). Every case but the isotropic all-Dirichlet one
 // without a source takes stencil_general (kernels/cuda/stencil_general.cu).
 #include <algorithm>
@@ -50,6 +51,13 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
 
   T* cur = static_cast<T*>(u.data);
   T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
+  // One 3D step per pass: the plane sweep (register queue along z) or a thread per cell.
+  const int sweep_setting = tune_.get("stencil.plane_sweep");
+  const bool plane_sweep = sweep_setting == 1 || (sweep_setting == 2 && sizeof(T) == 4);
+  auto step3d = [&](const T* from, T* to) {
+    return plane_sweep ? launch_stencil3d<T>(R, c, from, to, nx, ny, nz, z_chunk, stream)
+                       : launch_stencil3d_cell<T>(R, c, from, to, nx, ny, nz, stream);
+  };
   // 3D 7-point, steps > 1, a grid beyond the L2: up to stencil.time_block steps per pass
   // (launch_stencil3d_tblock), the passes differing by at most one step; a one-step pass is
   // stencil3d's. Every launch writes every cell, so the ping-pong is unchanged.
@@ -61,7 +69,7 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
     for (int p = 0; p < passes; ++p) {
       const int levels = steps / passes + (p < steps % passes ? 1 : 0);
       if (levels == 1)
-        TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream));
+        TESSERA_CUDA_CHECK(step3d(cur, next));
       else
         TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly, stream));
       std::swap(cur, next);
@@ -70,7 +78,7 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
     return;
   }
   for (int s = 0; s < steps; ++s) {
-    if (u.ndim == 3) TESSERA_CUDA_CHECK(launch_stencil3d<T>(R, c, cur, next, nx, ny, nz, z_chunk, stream));
+    if (u.ndim == 3) TESSERA_CUDA_CHECK(step3d(cur, next));
     else TESSERA_CUDA_CHECK(launch_stencil2d<T>(R, c, cur, next, nx, ny, stream));
     std::swap(cur, next);
   }

@@ -152,6 +152,34 @@ __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_
   }
 }
 
+// 3D, a thread per cell (stencil.plane_sweep = 0): the shape of the OpenCL GPU kernel
+// (kernels/opencl/stencil.cl, stencil_step), whose x and y neighbours come from L1 and the z
+// neighbours from L2; a block of 32 x 8 threads per plane, the grid's z blocks striding over the
+// planes. The sum is stencil3d_kernel's, in its order: the same result bit for bit.
+template <class T, int R>
+__global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_cell_kernel(
+    StencilCoeffs<T> c, const T* __restrict__ in, T* __restrict__ out, std::int64_t nx, std::int64_t ny,
+    std::int64_t nz) {
+  const std::int64_t x = static_cast<std::int64_t>(blockIdx.x) * kStencil3dBlockX + threadIdx.x;
+  const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * kStencil3dBlockY + threadIdx.y;
+  if (x >= nx || y >= ny) return;
+  const std::int64_t plane = nx * ny;
+  const bool inner_xy = x >= R && x < nx - R && y >= R && y < ny - R;
+  for (std::int64_t z = blockIdx.z; z < nz; z += gridDim.z) {
+    const std::int64_t i = z * plane + y * nx + x;
+    T v = in[i];
+    if (inner_xy && z >= R && z < nz - R) {
+      T acc = c.c[0] * v;
+#pragma unroll
+      for (int d = 1; d <= R; ++d)
+        acc += c.c[d] * ((in[i - d] + in[i + d]) + (in[i - d * nx] + in[i + d * nx]) +
+                         (in[i - d * plane] + in[i + d * plane]));
+      v = acc;
+    }
+    out[i] = v;
+  }
+}
+
 // 3D 7-point, TB Jacobi steps per pass (2.5D temporal blocking with overlapped halos; the
 // AN5D / EBISU idea, written for this kernel set). A block of lx x ly threads holds an lx x ly
 // column of cells, one per thread, and sweeps all of z. Iteration k loads plane k (issued one
@@ -162,13 +190,16 @@ __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_
 // edge; the block writes the inner (lx - 2TB) x (ly - 2TB) cells of step TB, every plane, faces
 // included (a face cell keeps its value in every step), so both buffers always hold the boundary.
 // The sum is stencil3d_kernel's, in its order: the same operations per cell.
-template <class T, int TB>
+// LX, LY > 0: the tile's shape at compile time (its shared-memory indexing constant); 0: the
+// block's.
+template <class T, int TB, int LX, int LY>
 __global__ __launch_bounds__(1024) void stencil3d_tblock_kernel(StencilCoeffs<T> c, const T* __restrict__ in,
                                                                  T* __restrict__ out, std::int64_t nx,
                                                                  std::int64_t ny, std::int64_t nz) {
   extern __shared__ unsigned char stencil_smem[];
   T* planes = reinterpret_cast<T*>(stencil_smem);  // [TB][ly][lx]: step s's centre plane
-  const int lx = blockDim.x, ly = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int lx = LX > 0 ? LX : static_cast<int>(blockDim.x), ly = LY > 0 ? LY : static_cast<int>(blockDim.y);
+  const int tx = threadIdx.x, ty = threadIdx.y;
   const std::int64_t x = static_cast<std::int64_t>(blockIdx.x) * (lx - 2 * TB) - TB + tx;
   const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * (ly - 2 * TB) - TB + ty;
   const bool in_grid = x >= 0 && x < nx && y >= 0 && y < ny;
@@ -250,6 +281,39 @@ cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in,
 }
 
 template <class T>
+cudaError_t launch_stencil3d_cell(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
+                                  std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
+  const dim3 block(kStencil3dBlockX, kStencil3dBlockY);
+  const dim3 grid(blocks_for(nx, kStencil3dBlockX), blocks_for(ny, kStencil3dBlockY),
+                  static_cast<unsigned>(imin64(nz, 65535)));
+  if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+  switch (radius) {
+    case 1: stencil3d_cell_kernel<T, 1><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    case 2: stencil3d_cell_kernel<T, 2><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    case 3: stencil3d_cell_kernel<T, 3><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    case 4: stencil3d_cell_kernel<T, 4><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+namespace {
+// One tblock launch with TB levels: a compile-time tile for the shapes listed, else the block's.
+template <class T, int TB>
+void launch_tblock_levels(dim3 grid, dim3 block, std::size_t smem, const StencilCoeffs<T>& c, const T* in, T* out,
+                          std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
+  if (block.x == 32 && block.y == 16)
+    stencil3d_tblock_kernel<T, TB, 32, 16><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
+  else if (block.x == 32 && block.y == 32)
+    stencil3d_tblock_kernel<T, TB, 32, 32><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
+  else if (block.x == 64 && block.y == 16)
+    stencil3d_tblock_kernel<T, TB, 64, 16><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
+  else
+    stencil3d_tblock_kernel<T, TB, 0, 0><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
+}
+}  // namespace
+
+template <class T>
 cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                                     std::int64_t ny, std::int64_t nz, int lx, int ly, cudaStream_t stream) {
   if (levels < 2 || levels > kStencilTblockMaxLevels || lx <= 2 * levels || ly <= 2 * levels || lx * ly > 1024)
@@ -259,9 +323,9 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
   if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
   const std::size_t smem = static_cast<std::size_t>(levels) * lx * ly * sizeof(T);
   switch (levels) {
-    case 2: stencil3d_tblock_kernel<T, 2><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz); break;
-    case 3: stencil3d_tblock_kernel<T, 3><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz); break;
-    case 4: stencil3d_tblock_kernel<T, 4><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz); break;
+    case 2: launch_tblock_levels<T, 2>(grid, block, smem, c, in, out, nx, ny, nz, stream); break;
+    case 3: launch_tblock_levels<T, 3>(grid, block, smem, c, in, out, nx, ny, nz, stream); break;
+    case 4: launch_tblock_levels<T, 4>(grid, block, smem, c, in, out, nx, ny, nz, stream); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
@@ -272,6 +336,8 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
                                            std::int64_t, cudaStream_t);                                       \
   template cudaError_t launch_stencil3d<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,          \
                                            std::int64_t, std::int64_t, int, cudaStream_t);                    \
+  template cudaError_t launch_stencil3d_cell<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,     \
+                                                std::int64_t, std::int64_t, cudaStream_t);                    \
   template cudaError_t launch_stencil3d_tblock<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,   \
                                                   std::int64_t, std::int64_t, int, int, cudaStream_t);
 TESSERA_STENCIL_INSTANTIATE(float)

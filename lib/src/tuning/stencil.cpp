@@ -20,6 +20,13 @@ const std::vector<ParamSpec>& stencil_params() {
       // clang builtins: PoCL only (untested on Intel's compiler).
       {"stencil.sweep_rows", "cpu kernels, 3D grids beyond the caches: rows per z sweep, stores streamed (0: off)", 0,
        1024, Shape::any, {{"opencl/pocl-cpu", 16}, {"opencl/*", 0}}},
+      // CUDA 3D one step per pass, H100, 512^3, 10 steps (bench/RESULTS.md, session 11), % of copy
+      // bandwidth, plane sweep / thread per cell: 7-point f32 78 / 63, f64 89 / 94; 25-point f32
+      // 49 / 39, f64 47 / 55. 2 takes the sweep for 4-byte cells and a thread per cell for 8-byte.
+      {"stencil.plane_sweep",
+       "CUDA 3D, one step per pass: 1 the plane sweep (register queue along z), 0 a thread per cell, 2 the sweep "
+       "for f32 and a thread per cell for f64",
+       0, 2, Shape::any, {{"cuda/*", 2}}},
       {"stencil.z_chunk", "CUDA 3D: planes per block along z (the register queue's run)", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}}},
       // 3D grids are blocked in y: per thread, the block's working set (2r+1 source row blocks
@@ -35,21 +42,24 @@ const std::vector<ParamSpec>& stencil_params() {
       // sized by stencil.time_block_bytes (backends/cpu/stencil.cpp, plan_time_blocking).
       // GPU (CUDA, NVIDIA OpenCL): the 7-point (radius 1) case, T steps per pass in tiles of
       // tb_lx x tb_ly cells whose inner (tb_lx - 2T) x (tb_ly - 2T) are written; taken for grids
-      // beyond the 50-60 MB L2 of an H100 / H200. Measured on an H100 (512^3 f32, 16 steps,
-      // bench/RESULTS.md): NVIDIA OpenCL 9.54 ms one step per pass, 8.49 / 6.83 / 6.97 ms with
-      // 2 / 3 / 4 steps: 3 on opencl/nvidia; the CUDA kernel is slower than its one-step kernel
-      // (7.49 ms; 9.12 / 9.16 / 10.99), so CUDA stays at 1 until it is reworked. Elsewhere 1: not
-      // measured (ctest cuda.stencil_time_blocked and opencl.stencil_time_blocked force it on
+      // beyond the 50-60 MB L2 of an H100 / H200. Measured on an H100 (512^3 f32, 16 steps, ms,
+      // bench/RESULTS.md session 11; one step per pass 7.5 cuda, 7.3 opencl):
+      //   tile    T:  2 cuda / opencl   3 cuda / opencl   4 cuda / opencl
+      //   32x16       7.41 / 8.48       7.31 / 6.79       10.39 / 6.94
+      //   32x32       6.35 / 9.25       7.30 / 6.91        7.71 / 5.13
+      //   64x16       6.40 / 8.93       7.40 / 6.86        9.65 / 6.49
+      // so 2 steps in 32 x 32 tiles on CUDA, 4 in 32 x 32 on NVIDIA OpenCL. Elsewhere 1: not
+      // measured (ctests cuda.stencil_time_blocked* and opencl.stencil_time_blocked* force it on
       // the test grids).
       {"stencil.time_block", "3D stencil: time steps per pass through memory (1: one step per pass)", 1, 64,
-       Shape::any, {{"cpu/*", 8}, {"cuda/*", 1}, {"opencl/nvidia", 3}, {"opencl/*", 1}}},
+       Shape::any, {{"cpu/*", 8}, {"cuda/*", 2}, {"opencl/nvidia", 4}, {"opencl/*", 1}}},
       {"stencil.time_block_min_bytes",
        "3D stencil: grids (both buffers) above this many bytes are blocked in time (cpu, 0: the last-level cache)", 0,
        1LL << 50, Shape::any, {{"cpu/*", 0}, {"cuda/*", 64LL << 20}, {"opencl/*", 64LL << 20}}},
       {"stencil.tb_lx", "GPU temporal blocking: tile width in cells (work-items along x)", 4, 1024, Shape::any,
        {{"cuda/*", 32}, {"opencl/*", 32}}},
       {"stencil.tb_ly", "GPU temporal blocking: tile height in cells (work-items along y)", 4, 1024, Shape::any,
-       {{"cuda/*", 16}, {"opencl/*", 16}}},
+       {{"cuda/*", 32}, {"opencl/nvidia", 32}, {"opencl/*", 16}}},
       // Measured (512^3 f32 x16, 2 threads, EPYC with 1 MiB L2 per core, loaded host): ring 256 KiB
       // 2350 ms, 512 KiB 1880, 1 MiB 1700 at 4 steps per pass; 1 MiB with up to 8 steps (6 fit,
       // see plan_time_blocking) 1480; one step per pass 2630. A ring past L2 still gains: the
