@@ -55,7 +55,14 @@ void wait_for_event(cudaStream_t stream, cudaEvent_t event) {
   const cudaError_t state = cudaEventQuery(event);
   if (state == cudaSuccess) return;
   if (state != cudaErrorNotReady) check(state, "cudaEventQuery(event)", __FILE__, __LINE__);
-  TESSERA_CUDA_CHECK(cudaStreamWaitEvent(stream, event, 0));
+  // While the stream records a graph, an event recorded outside it may only be waited for as an
+  // external node (a plain wait fails with cudaErrorStreamCaptureIsolation: seen with a SELL plan
+  // whose fill was still running when CG's capture began); each replay then waits for that
+  // recording, long complete by then.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  TESSERA_CUDA_CHECK(cudaStreamWaitEvent(
+      stream, event, capture == cudaStreamCaptureStatusActive ? cudaEventWaitExternal : cudaEventWaitDefault));
 }
 
 namespace {
