@@ -12,10 +12,11 @@ dist=${2:-$root/build-gpu-carry}
 rm -rf "$dist" && mkdir -p "$dist/bin" "$dist/lib"
 cp -a "$build"/bin/tessera-* "$dist/bin/"
 cp -a "$build"/lib/libtessera*.so* "$dist/lib/"
-# Everything ldd resolves under Debian's multiarch folder except glibc and libstdc++/libgcc,
+# Everything ldd resolves under /usr/lib (the multiarch folder, and PETSc's own folder for
+# tessera-bench-mpi's baseline) except glibc and libstdc++/libgcc,
 # which every machine has, and OpenMPI's: the machine's own OpenMPI runs the MPI programs
 # (a libmpi of one build beside the mpirun of another would mix), else gpu-pack-mpi.sh's.
-mapfile -t libs < <(ldd "$dist"/bin/* "$dist"/lib/*.so | awk '$3 ~ /^\/(usr\/)?lib\/x86_64-linux-gnu\// {print $3}' |
+mapfile -t libs < <(ldd "$dist"/bin/* "$dist"/lib/*.so | awk '$3 ~ /^\/(usr\/)?lib\// {print $3}' |
   grep -vE '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s)\.so' |
   grep -vE '/(libmpi|libopen-rte|libopen-pal|libpmix|libhwloc|libevent|libmunge)[^/]*\.so' | sort -u)
 staging=$(mktemp -d)

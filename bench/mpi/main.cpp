@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", c.repeat, "SpMVs timed");
   app.add_option("--iterations", c.iterations, "CG iterations timed");
   app.add_option("--steps", c.steps, "stencil steps timed");
+  app.add_option("--exchange-every", c.exchange_every,
+                 "stencil steps per halo exchange: halos that many steps deep, the steps between exchanges in one "
+                 "multi-step call (DistGrid's exchange_every)")
+      ->check(CLI::Range(1, 64));
   app.add_option("--samples", c.samples, "timed runs of each workload (Tessera and PETSc alike); the median is reported");
   app.add_option("--workloads", c.workloads, "spmv, stencil, cg (comma-separated)")->delimiter(',');
   bool no_petsc = false;

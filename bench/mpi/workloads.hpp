@@ -18,6 +18,7 @@ struct Config {
   int repeat = 20;        // SpMVs timed
   int iterations = 50;    // CG iterations timed
   int steps = 20;         // stencil steps timed
+  int exchange_every = 1;  // stencil steps per halo exchange (DistGrid's deeper halos)
   int samples = 1;        // timed runs of each workload; the median is reported
   std::vector<std::string> workloads{"spmv", "stencil", "cg"};
 };

@@ -3,6 +3,7 @@
 // moved by MPI through the staging of halo.hpp, copied back.
 #include "tessera/mpi/dist_grid.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "collective.hpp"
@@ -18,7 +19,8 @@ namespace tessera::mpi {
 template <class T>
 struct DistGrid<T>::State {
   RowPartition planes;
-  int ndim = 3, radius = 1;
+  int ndim = 3, radius = 1, every = 1;
+  int depth = 1;  // halo planes: radius * every
   std::int64_t nx = 0, ny = 0, nz = 1;
   std::int64_t plane = 0;            // cells per plane
   std::int64_t below = 0, above = 0;  // halo planes
@@ -29,11 +31,15 @@ struct DistGrid<T>::State {
 
 namespace {
 constexpr int kGridTag = 0x6e1d;
+// Deeper halos only add recomputed planes once a GPU's multi-step kernel (a few steps per pass)
+// and the message count stop gaining; the bound keeps a typo from allocating a huge slab.
+constexpr int kMaxExchangeEvery = 64;
 }
 
 template <class T>
 DistGrid<T>::DistGrid(const Device& device, RowPartition planes, std::int64_t nx, std::int64_t ny, std::int64_t nz,
-                      int radius) {
+                      int radius, ExchangeEvery every) {
+  const int exchange_every = every.steps;
   auto st = std::make_shared<State>();
   st->planes = planes;
   st->ndim = nz < 0 ? 2 : 3;
@@ -41,20 +47,25 @@ DistGrid<T>::DistGrid(const Device& device, RowPartition planes, std::int64_t nx
   st->ny = ny;
   st->nz = nz < 0 ? 1 : nz;
   st->radius = radius;
+  st->every = exchange_every;
+  st->depth = radius * exchange_every;
   const std::int64_t slow = st->ndim == 3 ? st->nz : ny;
   detail::agree(planes.comm(), {"DistGrid", detail::dtype_code<T>()}, [&] {
     if (radius < 1 || radius > 4)
       throw InvalidArgument("DistGrid: radius " + std::to_string(radius) + ", expected 1..4 (the stencil's)");
+    if (exchange_every < 1 || exchange_every > kMaxExchangeEvery)
+      throw InvalidArgument("DistGrid: exchange_every " + std::to_string(exchange_every) + ", expected 1.." +
+                            std::to_string(kMaxExchangeEvery));
     if (nx < 0 || ny < 0 || slow < 0) throw InvalidArgument("DistGrid: negative extent");
     if (planes.size() != slow)
       throw DimensionMismatch("DistGrid: the partition has " + std::to_string(planes.size()) + " planes, the grid " +
                               std::to_string(slow) + " along its slowest axis");
     for (int r = 0; r < planes.ranks(); ++r) {
       const std::int64_t own = planes.end(r) - planes.begin(r);
-      if (own > 0 && own < radius && slow > own)
+      if (own > 0 && own < st->depth && slow > own)
         throw InvalidArgument("DistGrid: rank " + std::to_string(r) + " owns " + std::to_string(own) +
-                              " planes, fewer than the radius " + std::to_string(radius) +
-                              "; give every non-empty rank at least radius planes");
+                              " planes, fewer than the halo depth " + std::to_string(st->depth) +
+                              " (radius x exchange_every); give every non-empty rank at least that many planes");
     }
   });
   st->plane = st->ndim == 3 ? nx * ny : nx;
@@ -66,8 +77,8 @@ DistGrid<T>::DistGrid(const Device& device, RowPartition planes, std::int64_t nx
     for (int r = me + 1; r < planes.ranks() && st->upper < 0; ++r)
       if (planes.end(r) > planes.begin(r)) st->upper = r;
   }
-  st->below = st->lower >= 0 ? radius : 0;
-  st->above = st->upper >= 0 ? radius : 0;
+  st->below = st->lower >= 0 ? st->depth : 0;
+  st->above = st->upper >= 0 ? st->depth : 0;
   const std::int64_t local_planes = own + st->below + st->above;
   st->local = st->ndim == 3 ? Grid<T>(device, nx, ny, local_planes) : Grid<T>(device, nx, local_planes);
   const std::int64_t halo_cells = (st->below + st->above) * st->plane;
@@ -76,8 +87,9 @@ DistGrid<T>::DistGrid(const Device& device, RowPartition planes, std::int64_t nx
 }
 
 template <class T>
-DistGrid<T>::DistGrid(const Device& device, RowPartition planes, std::int64_t nx, std::int64_t ny, int radius)
-    : DistGrid(device, std::move(planes), nx, ny, -1, radius) {}
+DistGrid<T>::DistGrid(const Device& device, RowPartition planes, std::int64_t nx, std::int64_t ny, int radius,
+                      ExchangeEvery exchange_every)
+    : DistGrid(device, std::move(planes), nx, ny, -1, radius, exchange_every) {}
 
 template <class T>
 void DistGrid<T>::upload_global(const std::vector<T>& global) {
@@ -114,7 +126,7 @@ template <class T>
 void DistGrid<T>::exchange_halos(const Queue& q) {
   auto& s = *st_;
   detail::PhaseClock clock(q);
-  const std::int64_t k = s.radius * s.plane;  // cells per halo
+  const std::int64_t k = s.depth * s.plane;  // cells per halo
   const std::int64_t own = s.planes.local_size();
   const Vector<T> cells = s.local.as_vector();
   const MPI_Comm comm = s.planes.comm();
@@ -129,7 +141,7 @@ void DistGrid<T>::exchange_halos(const Queue& q) {
     }
     if (s.upper >= 0) {
       detail::nccl_recv(nccl, base + (s.below + own) * s.plane, static_cast<std::size_t>(k), sizeof(T), s.upper, q);
-      detail::nccl_send(nccl, base + (s.below + own - s.radius) * s.plane, static_cast<std::size_t>(k), sizeof(T),
+      detail::nccl_send(nccl, base + (s.below + own - s.depth) * s.plane, static_cast<std::size_t>(k), sizeof(T),
                         s.upper, q);
     }
     detail::nccl_group_end(nccl);
@@ -151,7 +163,7 @@ void DistGrid<T>::exchange_halos(const Queue& q) {
   }
   if (s.upper >= 0) {
     Vector<T> dst = send.sub(hi, k);
-    tessera::copy(q, cells.sub((s.below + own - s.radius) * s.plane, k), dst);
+    tessera::copy(q, cells.sub((s.below + own - s.depth) * s.plane, k), dst);
   }
   s.halo.send_ready(q);
   T* out = s.halo.send_mpi();
@@ -175,6 +187,10 @@ template <class T>
 int DistGrid<T>::ndim() const { return st_->ndim; }
 template <class T>
 int DistGrid<T>::radius() const { return st_->radius; }
+template <class T>
+int DistGrid<T>::exchange_every() const { return st_->every; }
+template <class T>
+int DistGrid<T>::halo_depth() const { return st_->depth; }
 template <class T>
 std::int64_t DistGrid<T>::nx() const { return st_->nx; }
 template <class T>
@@ -203,11 +219,17 @@ void stencil(const Queue& q, const std::vector<T>& coeffs, DistGrid<T>& u, int s
     if (q.device() != u.device())
       throw DeviceMismatch("stencil: the queue belongs to " + q.device().spec() + ", the grid to " + u.device().spec());
   });
-  for (int s = 0; s < steps; ++s) {
+  // After an exchange the halos are exact to depth d; each step of radius r leaves the outer r
+  // planes of what is exact behind (the slab's outermost planes are held fixed as a face), so
+  // d / r steps keep every own plane exact.
+  const int per_exchange = u.halo_depth() / (static_cast<int>(coeffs.size()) - 1);
+  for (int done = 0; done < steps;) {
+    const int n = std::min(per_exchange, steps - done);
     u.exchange_halos(q);
     detail::PhaseClock clock(q);
-    if (u.local().size() > 0) tessera::stencil(q, coeffs, u.local(), 1);
+    if (u.local().size() > 0) tessera::stencil(q, coeffs, u.local(), n);
     clock.lap(&PhaseTimes::local);
+    done += n;
   }
 }
 
