@@ -71,7 +71,8 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
       if (levels == 1)
         TESSERA_CUDA_CHECK(step3d(cur, next));
       else
-        TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly, stream));
+        TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly,
+                                                                tune_.get("stencil.tb_min_blocks"), stream));
       std::swap(cur, next);
     }
     if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream));

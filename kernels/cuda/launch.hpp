@@ -283,11 +283,15 @@ cudaError_t launch_stencil3d_cell(int radius, const StencilCoeffs<T>& c, const T
 // The 3D 7-point stencil (radius 1), `levels` (2..kStencilTblockMaxLevels) Jacobi steps in one
 // pass (temporal blocking, kernels/cuda/stencil.cu): blocks of lx x ly threads, a tile of as many
 // cells whose inner (lx - 2 levels) x (ly - 2 levels) are written; every cell of `out` written
-// (boundary cells copied), as launch_stencil3d. lx * ly <= 1024, both > 2 levels.
+// (boundary cells copied), as launch_stencil3d. lx * ly <= 1024, both > 2 levels. min_blocks 2:
+// the 1024-thread compile-time tiles (32 x 32, 64 x 16) built to fit two blocks per SM
+// (__launch_bounds__(1024, 2): at most 32 registers a thread, spilling where more are needed);
+// 1 or other tiles: the compiler's choice.
 constexpr int kStencilTblockMaxLevels = 4;
 template <class T>
 cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
-                                    std::int64_t ny, std::int64_t nz, int lx, int ly, cudaStream_t stream);
+                                    std::int64_t ny, std::int64_t nz, int lx, int ly, int min_blocks,
+                                    cudaStream_t stream);
 
 // The general stencil (per-axis coefficients, faces 0 Dirichlet / 1 Neumann / 2 periodic as
 // StencilBoundary, a source; lib/include/tessera/stencil.hpp): one step, every cell of `out`

@@ -191,9 +191,9 @@ __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_
 // included (a face cell keeps its value in every step), so both buffers always hold the boundary.
 // The sum is stencil3d_kernel's, in its order: the same operations per cell.
 // LX, LY > 0: the tile's shape at compile time (its shared-memory indexing constant); 0: the
-// block's.
-template <class T, int TB, int LX, int LY>
-__global__ __launch_bounds__(1024) void stencil3d_tblock_kernel(StencilCoeffs<T> c, const T* __restrict__ in,
+// block's. MINB: blocks per SM the registers must allow (launch_stencil3d_tblock's min_blocks).
+template <class T, int TB, int LX, int LY, int MINB = 1>
+__global__ __launch_bounds__(1024, MINB) void stencil3d_tblock_kernel(StencilCoeffs<T> c, const T* __restrict__ in,
                                                                  T* __restrict__ out, std::int64_t nx,
                                                                  std::int64_t ny, std::int64_t nz) {
   extern __shared__ unsigned char stencil_smem[];
@@ -301,11 +301,16 @@ namespace {
 // One tblock launch with TB levels: a compile-time tile for the shapes listed, else the block's.
 template <class T, int TB>
 void launch_tblock_levels(dim3 grid, dim3 block, std::size_t smem, const StencilCoeffs<T>& c, const T* in, T* out,
-                          std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
+                          std::int64_t nx, std::int64_t ny, std::int64_t nz, int min_blocks, cudaStream_t stream) {
+  const bool two = min_blocks >= 2;
   if (block.x == 32 && block.y == 16)
     stencil3d_tblock_kernel<T, TB, 32, 16><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
+  else if (block.x == 32 && block.y == 32 && two)
+    stencil3d_tblock_kernel<T, TB, 32, 32, 2><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
   else if (block.x == 32 && block.y == 32)
     stencil3d_tblock_kernel<T, TB, 32, 32><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
+  else if (block.x == 64 && block.y == 16 && two)
+    stencil3d_tblock_kernel<T, TB, 64, 16, 2><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
   else if (block.x == 64 && block.y == 16)
     stencil3d_tblock_kernel<T, TB, 64, 16><<<grid, block, smem, stream>>>(c, in, out, nx, ny, nz);
   else
@@ -315,7 +320,8 @@ void launch_tblock_levels(dim3 grid, dim3 block, std::size_t smem, const Stencil
 
 template <class T>
 cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
-                                    std::int64_t ny, std::int64_t nz, int lx, int ly, cudaStream_t stream) {
+                                    std::int64_t ny, std::int64_t nz, int lx, int ly, int min_blocks,
+                                    cudaStream_t stream) {
   if (levels < 2 || levels > kStencilTblockMaxLevels || lx <= 2 * levels || ly <= 2 * levels || lx * ly > 1024)
     return cudaErrorInvalidValue;
   const dim3 block(static_cast<unsigned>(lx), static_cast<unsigned>(ly));
@@ -323,9 +329,9 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
   if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
   const std::size_t smem = static_cast<std::size_t>(levels) * lx * ly * sizeof(T);
   switch (levels) {
-    case 2: launch_tblock_levels<T, 2>(grid, block, smem, c, in, out, nx, ny, nz, stream); break;
-    case 3: launch_tblock_levels<T, 3>(grid, block, smem, c, in, out, nx, ny, nz, stream); break;
-    case 4: launch_tblock_levels<T, 4>(grid, block, smem, c, in, out, nx, ny, nz, stream); break;
+    case 2: launch_tblock_levels<T, 2>(grid, block, smem, c, in, out, nx, ny, nz, min_blocks, stream); break;
+    case 3: launch_tblock_levels<T, 3>(grid, block, smem, c, in, out, nx, ny, nz, min_blocks, stream); break;
+    case 4: launch_tblock_levels<T, 4>(grid, block, smem, c, in, out, nx, ny, nz, min_blocks, stream); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
@@ -339,7 +345,7 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
   template cudaError_t launch_stencil3d_cell<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,     \
                                                 std::int64_t, std::int64_t, cudaStream_t);                    \
   template cudaError_t launch_stencil3d_tblock<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,   \
-                                                  std::int64_t, std::int64_t, int, int, cudaStream_t);
+                                                  std::int64_t, std::int64_t, int, int, int, cudaStream_t);
 TESSERA_STENCIL_INSTANTIATE(float)
 TESSERA_STENCIL_INSTANTIATE(double)
 

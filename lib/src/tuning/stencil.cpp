@@ -60,6 +60,13 @@ const std::vector<ParamSpec>& stencil_params() {
        {{"cuda/*", 32}, {"opencl/*", 32}}},
       {"stencil.tb_ly", "GPU temporal blocking: tile height in cells (work-items along y)", 4, 1024, Shape::any,
        {{"cuda/*", 32}, {"opencl/nvidia", 32}, {"opencl/*", 16}}},
+      // The f32 blocked kernel needs 32 registers a thread at T = 2, 37 at 3, 42 at 4 (f64: 48,
+      // 54, 58; nvcc -Xptxas -v, sm_90), so a 1024-thread tile fits once per SM above T = 2 in
+      // f32; capped at 32 (two blocks per SM), f32 T = 3 needs no spill, T = 4 spills 40 bytes,
+      // f64 40-172 bytes.
+      {"stencil.tb_min_blocks",
+       "CUDA temporal blocking: blocks per SM the 1024-thread tiles are compiled to fit (2: at most 32 registers)", 1,
+       2, Shape::any, {{"cuda/*", 1}}},
       // Measured (512^3 f32 x16, 2 threads, EPYC with 1 MiB L2 per core, loaded host): ring 256 KiB
       // 2350 ms, 512 KiB 1880, 1 MiB 1700 at 4 steps per pass; 1 MiB with up to 8 steps (6 fit,
       // see plan_time_blocking) 1480; one step per pass 2630. A ring past L2 still gains: the
