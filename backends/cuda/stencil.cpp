@@ -62,6 +62,8 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   // (launch_stencil3d_tblock), the passes differing by at most one step; a one-step pass is
   // stencil3d's. Every launch writes every cell, so the ping-pong is unchanged.
   const int tb_lx = tune_.get("stencil.tb_lx"), tb_ly = tune_.get("stencil.tb_ly");
+  const int tb_min_blocks_setting = tune_.get("stencil.tb_min_blocks");
+  const int tb_min_blocks = tb_min_blocks_setting != 0 ? tb_min_blocks_setting : (sizeof(T) == 4 ? 2 : 1);
   const int tb = std::min({tune_.get("stencil.time_block"), steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2,
                            (tb_ly - 1) / 2});
   if (u.ndim == 3 && R == 1 && tb > 1 && static_cast<std::int64_t>(2 * bytes) > tune_["stencil.time_block_min_bytes"]) {
@@ -72,7 +74,7 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
         TESSERA_CUDA_CHECK(step3d(cur, next));
       else
         TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly,
-                                                                tune_.get("stencil.tb_min_blocks"), stream));
+                                                                tb_min_blocks, stream));
       std::swap(cur, next);
     }
     if (cur != u.data) TESSERA_CUDA_CHECK(cudaMemcpyAsync(u.data, cur, bytes, cudaMemcpyDeviceToDevice, stream));

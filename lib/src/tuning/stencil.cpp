@@ -60,13 +60,22 @@ const std::vector<ParamSpec>& stencil_params() {
        {{"cuda/*", 32}, {"opencl/*", 32}}},
       {"stencil.tb_ly", "GPU temporal blocking: tile height in cells (work-items along y)", 4, 1024, Shape::any,
        {{"cuda/*", 32}, {"opencl/nvidia", 32}, {"opencl/*", 16}}},
-      // The f32 blocked kernel needs 32 registers a thread at T = 2, 37 at 3, 42 at 4 (f64: 48,
-      // 54, 58; nvcc -Xptxas -v, sm_90), so a 1024-thread tile fits once per SM above T = 2 in
-      // f32; capped at 32 (two blocks per SM), f32 T = 3 needs no spill, T = 4 spills 40 bytes,
-      // f64 40-172 bytes.
+      // Registers a thread of the 1024-thread tiles takes (nvcc -Xptxas -v, sm_90), compiled for
+      // one block per SM: f32 42 / 44 / 40 at T = 2 / 3 / 4, f64 51 / 54 / 56; for two (at most
+      // 32): f32 no spill at T = 2 and 3, 40 bytes at 4; f64 40 / 116 / 172 bytes spilled.
+      // Measured on an H100 (512^3 x16, ms, bench/RESULTS.md session 12; one step per pass 7.52
+      // f32, 12.46 f64), f32 / f64:
+      //   blocks/SM  tile    T = 2           3               4
+      //   1          32x32   7.58 /  9.99    6.96 /  8.98    7.44 /  9.07
+      //   1          64x16   7.50 /  9.61    6.90 /  8.80    9.29 / 11.38
+      //   2          32x32   6.36 / 12.56    6.98 / 22.29    9.81 / 40.06
+      //   2          64x16   6.41 / 12.30    7.10 / 24.70   12.07 / 50.79
+      // so 0 (the default): two for f32, one for f64 (with the default 2 steps in 32 x 32 tiles:
+      // 6.36 and 9.99 ms).
       {"stencil.tb_min_blocks",
-       "CUDA temporal blocking: blocks per SM the 1024-thread tiles are compiled to fit (2: at most 32 registers)", 1,
-       2, Shape::any, {{"cuda/*", 1}}},
+       "CUDA temporal blocking: blocks per SM the 1024-thread tiles are compiled to fit (2: at most 32 registers; 0: "
+       "2 for f32, 1 for f64)",
+       0, 2, Shape::any, {{"cuda/*", 0}}},
       // Measured (512^3 f32 x16, 2 threads, EPYC with 1 MiB L2 per core, loaded host): ring 256 KiB
       // 2350 ms, 512 KiB 1880, 1 MiB 1700 at 4 steps per pass; 1 MiB with up to 8 steps (6 fit,
       // see plan_time_blocking) 1480; one step per pass 2630. A ring past L2 still gains: the
