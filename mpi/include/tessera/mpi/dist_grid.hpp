@@ -12,6 +12,12 @@
 
 namespace tessera::mpi {
 
+/// Stencil steps per halo exchange, for DistGrid's constructors (a type of its own, so that it
+/// never binds where a 2D grid's radius or a 3D grid's nz is meant).
+struct ExchangeEvery {
+  int steps = 1;  ///< 1..64: halos steps x radius planes deep, exchanged once per `steps` steps
+};
+
 /// A 2D (ny x nx) or 3D (nz x ny x nx) grid, x fastest, whose planes along the slowest axis are
 /// spread over the ranks by a RowPartition of planes. Each rank holds a local Grid of its own
 /// planes plus halo planes on each side that has a neighbouring (non-empty) rank: `radius`
@@ -23,12 +29,6 @@ namespace tessera::mpi {
 /// 2 (k - 1) radius planes of extra work per rank. Every non-empty rank must own at least
 /// radius * exchange_every planes (so each halo comes from one neighbour). A handle: copies share
 /// the cells. Construction is collective (errors on every rank).
-/// Stencil steps per halo exchange (a type of its own, so that it never binds where a 2D grid's
-/// radius or a 3D grid's nz is meant).
-struct ExchangeEvery {
-  int steps = 1;
-};
-
 template <class T>
 class DistGrid {
  public:
