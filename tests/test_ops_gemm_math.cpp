@@ -79,6 +79,7 @@ struct Case {
   Trans ta, tb;
   float alpha, beta;
   bool offsets;  // views at odd offsets inside padded allocations
+  std::int64_t pad = -1;  // >= 0: no offsets, leading dimensions = columns + pad (else by `offsets`)
 };
 
 std::string describe(const Case& c, MathMode mode) {
@@ -126,10 +127,11 @@ std::vector<std::pair<std::int64_t, std::int64_t>> elements(std::int64_t m, std:
 }
 
 void run_case(const Case& c, std::uint32_t seed, std::size_t sample = 0, bool gpu_only = false) {
-  const std::int64_t off = c.offsets ? 1 : 0, pad = c.offsets ? 3 : 0;
+  const std::int64_t off = c.offsets && c.pad < 0 ? 1 : 0, pad = c.pad >= 0 ? c.pad : (c.offsets ? 3 : 0);
+  const std::int64_t pad2 = c.pad >= 0 ? 0 : 1;  // the second operand's extra padding (odd offsets only)
   const auto A = c.ta == Trans::N ? placed_random(c.m, c.k, pad, off, off, seed)
-                                  : placed_random(c.k, c.m, pad + 1, off, 2 * off, seed);
-  const auto B = c.tb == Trans::N ? placed_random(c.k, c.n, pad + 2, 2 * off, off, seed + 1)
+                                  : placed_random(c.k, c.m, pad + pad2, off, 2 * off, seed);
+  const auto B = c.tb == Trans::N ? placed_random(c.k, c.n, pad + 2 * pad2, 2 * off, off, seed + 1)
                                   : placed_random(c.n, c.k, pad, off, off, seed + 1);
   const auto C = placed_random(c.m, c.n, pad, off, 3 * off, seed + 2);
   const auto at = elements(c.m, c.n, sample);
@@ -224,6 +226,32 @@ TEST_CASE("gemm math modes: a longer product (k = 517) and a large odd shape on 
   for (Trans ta : {Trans::N, Trans::T})
     for (Trans tb : {Trans::N, Trans::T})
       run_case(Case{5000, 3000, 2000, ta, tb, 1.0f, -1.0f, ta == tb}, 911, 3000, true);
+}
+
+TEST_CASE("gemm math modes: 16-byte aligned operands (the copy engine's shapes on Hopper's wgmma kernel)") {
+  // Bases aligned, leading dimensions multiples of 4 (Hopper's wgmma kernel takes these where one
+  // operand is K-major; cuda.gemm_wgmma_forced sends every one there): block-tile edges in m and n
+  // (128 x 256 tiles, either way round), k not a multiple of the 32-k stage, a single stage,
+  // padded leading dimensions, all four transposes (T, N has no K-major operand: mma.sync).
+  const struct {
+    std::int64_t m, n, k, pad;
+  } shapes[] = {{300, 520, 100, 0}, {128, 256, 32, 4}, {260, 132, 36, 8}, {8, 12, 4, 0}, {516, 264, 292, 4}};
+  const float ab[][2] = {{1.0f, 0.0f}, {-0.5f, 0.25f}, {0.75f, -2.0f}};
+  std::uint32_t seed = 700;
+  int i = 0;
+  for (const auto& s : shapes)
+    for (Trans ta : {Trans::N, Trans::T})
+      for (Trans tb : {Trans::N, Trans::T}) {
+        const auto& [alpha, beta] = ab[i % 3];
+        Case c{s.m, s.n, s.k, ta, tb, alpha, beta, false};
+        c.pad = s.pad;
+        run_case(c, seed += 3);
+        ++i;
+      }
+  // A long product, checked at sampled elements: many stages through the ring.
+  Case c{1000, 700, 3000, Trans::N, Trans::N, 1.0f, 0.5f, false};
+  c.pad = 0;
+  run_case(c, 990, 2000, true);
 }
 
 TEST_CASE("gemm math modes: per queue and per call, f64 ignores the queue's mode") {

@@ -82,6 +82,7 @@ class DeviceBuffer {
 };
 
 class CudaQueue;
+struct GemmProblem;  // kernels/cuda/launch.hpp
 
 // Element 0 of a view as a device pointer: the one place a view's offset is added.
 template <class T>
@@ -145,6 +146,8 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n) const;
+  // Whether an f32 gemm runs on the wgmma kernel (gemm_tiles.hpp).
+  bool use_wgmma(const GemmProblem& s, const float* A, const float* B) const;
 
   int device_ = 0;
   cudaDeviceProp props_{};

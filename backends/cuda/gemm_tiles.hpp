@@ -1,5 +1,6 @@
 // The one choice between the wide and the narrow GEMM tiles (Tile<T, false> / Tile<T, true>,
-// kernels/cuda/launch.hpp), for gemm, trsm's updates and the convolution layer.
+// kernels/cuda/launch.hpp), for gemm, trsm's updates and the convolution layer; and for f32
+// gemm under the TF32 modes, between Hopper's wgmma kernel and the mma.sync tiles.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,24 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n) const {
   using W = Tile<T, false>;
   using N = Tile<T, true>;
   return efficiency(N::BM, N::BN, N::BLOCKS_PER_SM) > N::NARROW_MARGIN * efficiency(W::BM, W::BN, W::BLOCKS_PER_SM);
+}
+
+// wgmma (gemm.tf32_kernel): built for sm_90a, so only on compute capability 9.0; where the
+// operands allow (gemm_wgmma_applies) and, by default, where its 128 x 256 tiles give every SM
+// one: fewer tiles leave SMs idle that mma.sync's 128 x 128 tiles (two per SM) would use.
+inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const float* B) const {
+#ifdef TESSERA_CUDA_WGMMA
+  const int forced = tune_.get("gemm.tf32_kernel");
+  if (forced == 0 || s.math == MathMode::exact || props_.major != 9 || props_.minor != 0) return false;
+  if (!gemm_wgmma_applies(s, A, B)) return false;
+  if (forced == 1) return true;
+  const std::int64_t p = s.tb ? s.m : s.n, q = s.tb ? s.n : s.m;  // rows of P and Q (gemm_wgmma.cu)
+  const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + kGemmWgmmaTileN - 1) / kGemmWgmmaTileN);
+  return tiles >= sm_count();
+#else
+  (void)s, (void)A, (void)B;
+  return false;
+#endif
 }
 
 }  // namespace tessera::cuda

@@ -251,6 +251,14 @@ struct GemmProblem {
 };
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
+// f32 under tf32 / tf32x3 on Hopper's wgmma (kernels/cuda/gemm_wgmma.cu; built only where the
+// plugin targets sm_90, TESSERA_CUDA_WGMMA, and run only on compute capability 9.0): 128 x 256
+// tiles. Applies where one operand is K-major in memory (not op(A) = A^T with op(B) = B), both
+// bases are 16-byte aligned and both leading dimensions multiples of 4 (the copy engine's rule).
+bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B);
+cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream);
+constexpr int kGemmWgmmaTileM = 128, kGemmWgmmaTileN = 256;  // rows of P x rows of Q (see gemm_wgmma.cu)
 
 // ---------------------------------------------------------------- spmm (CSR x dense)
 // Y = alpha A X + beta Y, X and Y row-major (leading dimensions ldx, ldy), k columns; `block`
