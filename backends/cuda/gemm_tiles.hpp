@@ -44,7 +44,8 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
   if (!gemm_wgmma_applies(s, A, B)) return false;
   if (forced == 1) return true;
   const std::int64_t p = s.tb ? s.m : s.n, q = s.tb ? s.n : s.m;  // rows of P and Q (gemm_wgmma.cu)
-  const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + kGemmWgmmaTileN - 1) / kGemmWgmmaTileN);
+  const std::int64_t bn = gemm_wgmma_tile_n(s.math);
+  const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + bn - 1) / bn);
   return tiles >= sm_count();
 #else
   (void)s, (void)A, (void)B;

@@ -6,23 +6,27 @@
 // Roles. wgmma multiplies a 64 x 8 slice P (the "A" of the instruction: registers or shared
 // memory) by an 8 x N slice Q (its "B": shared memory only) and, for tf32, reads both K-major
 // (k contiguous) from shared memory. So the operand that is K-major in global memory goes to
-// shared memory as Q, through the copy engine with the 128-byte swizzle the instruction reads;
-// the other one, P, is read from shared memory into registers in any layout:
+// shared memory as Q, in the 128-byte swizzle the instruction reads; the other one, P, comes
+// through the copy engine (TMA) and is read from shared memory into registers in any layout:
 //   op(B) = B^T (B stored n x k, K-major): Q = B, P = op(A);        D = C
 //   op(A) = A, op(B) = B (A stored m x k): Q = A, P = B^T (k x n);  D = C^T (stored transposed)
 // op(A) = A^T with op(B) = B has no K-major operand: not applicable (mma.sync path).
 //
 // Rounding (the contract: inputs rounded to nearest TF32, ties away): P is rounded (and split
-// into hi + lo for tf32x3) in registers as gemm_tf32.cuh does. Q is rounded in shared memory by a
-// pass over each tile before the tensor cores read it (the tensor cores would otherwise drop the
-// low 13 bits: truncation), and for tf32x3 its lo part is written beside it.
+// into hi + lo for tf32x3) in registers as gemm_tf32.cuh does. Q must be rounded before the tensor
+// cores read it (they drop its low 13 bits: truncation, measured: 4.2e-4 max error against 2.5e-4),
+// and for tf32x3 its lo part written beside it. Two ways, one per mode (WgCfg), each measured
+// faster for its mode on an H100 (bench/RESULTS.md, session 13):
+//   tf32 (Q_TMA): the copy engine brings Q too; warps 1-3 round each Q tile in place.
+//   tf32x3: the load warpgroup reads Q into registers, rounds and splits it, and stores hi and
+//     lo (the copy engine's write and the pass's read of shared memory saved: the three products
+//     already load it most).
 //
-// Block: 384 threads = 3 warpgroups. Warp 0 issues the copies (one thread), warps 1-3 round the
-// Q tiles, warpgroups 1 and 2 each own 64 rows (of P) x 256 columns (of Q) of the 128 x 256
-// block tile: wgmma m64n256k8, 128 FP32 accumulators a thread. Stages of 32 k pass through a
-// ring of mbarriers: full (copy landed) -> ready (Q rounded) -> empty (both warpgroups' wgmmas
-// done with the stage). Edges: the copy engine zero-fills outside the matrices (so K needs no
-// multiple of 32), the epilogue stores only inside C.
+// Block: 384 threads = 3 warpgroups; warpgroup 0 loads, warpgroups 1 and 2 each own 64 rows of P
+// x BN rows of Q (wgmma m64nBNk8). Stages of 32 k pass through a ring of mbarriers: (landed ->)
+// full -> empty (both math warpgroups done with the stage). Edges: the copy engine zero-fills
+// outside the matrices, the loaders likewise (so K needs no multiple of 32), the epilogue stores
+// only inside C.
 #include <cudaTypedefs.h>
 
 #include <climits>
@@ -36,21 +40,35 @@ namespace tessera::cuda {
 namespace {
 
 constexpr int kBM = kGemmWgmmaTileM;  // rows of P (and of D) per block: two warpgroups of 64
-constexpr int kBN = kGemmWgmmaTileN;  // rows of Q (columns of D) per block: one m64n256 per k8
-static_assert(kBM == 128 && kBN == 256, "the warpgroup roles and the wgmma shape are written for 128 x 256");
-constexpr int kBK = 32;   // k per stage: one 128-byte swizzle row of f32
+constexpr int kBK = 32;               // k per stage: one 128-byte swizzle row of f32
 constexpr int kThreads = 384;
-constexpr int kRoundThreads = 96;  // warps 1-3
+constexpr int kLaunchRegs = 168;  // registers a thread at launch: 65536 / 384, in units of 8
+static_assert(kBM == 128, "the warpgroup roles are written for two warpgroups of 64 rows");
 
+// tf32: 128 x 256 tiles (m64n256: 128 accumulators a thread), Q through the copy engine and
+// rounded in place. tf32x3: 128 x 128 (m64n128), Q through registers, and the products promoted
+// every stage (PROMOTE): the tensor cores' FP32 additions truncate, and over a long k their bias
+// grows with the partial sum (3e-5 max error at k = 4096 unpromoted, against cuBLAS FP32's 2.8e-6),
+// so each stage's 12 products start from zero and are added to a second set of accumulators in
+// round-to-nearest FP32 (64 + 64 registers).
+// setmaxnreg: warpgroup 0 gives registers back, the math warpgroups take them, and the new counts
+// must fit what the block holds (asking for more waits for registers no one frees: a hang).
 template <bool SPLIT>
 struct WgCfg {
-  static constexpr int STAGES = SPLIT ? 2 : 4;
-  static constexpr int Q_BYTES = kBN * kBK * 4;  // 32 KB
+  static constexpr int BN = gemm_wgmma_tile_n(SPLIT ? MathMode::tf32x3 : MathMode::tf32);
+  static constexpr bool Q_TMA = !SPLIT, PROMOTE = SPLIT;
+  static constexpr int ACC = BN / 2;  // accumulators a thread
+  static constexpr int STAGES = 4;
+  static constexpr int LOAD_REGS = Q_TMA ? 40 : 120, MATH_REGS = Q_TMA ? 232 : 192;
+  static constexpr int Q_BYTES = BN * kBK * 4;
   static constexpr int P_BYTES = kBM * kBK * 4;  // 16 KB
   static constexpr int LO_BYTES = SPLIT ? Q_BYTES : 0;
   static constexpr int STAGE_BYTES = Q_BYTES + LO_BYTES + P_BYTES;
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 /* alignment */ + 3 * STAGES * 8;
   static_assert(Q_BYTES % 1024 == 0 && P_BYTES % 1024 == 0, "swizzle atoms stay 1024-byte aligned");
+  static_assert(BN == 128 || BN == 256, "wgmma_tf32_rs shapes");
+  static_assert(128 * LOAD_REGS + 256 * MATH_REGS <= kThreads * kLaunchRegs, "setmaxnreg beyond the block's registers");
+  static_assert(SMEM_BYTES <= 227 * 1024, "shared memory of one block");
 };
 
 // Round to nearest TF32 (ties away), low bits cleared: the value the tensor cores then read as is.
@@ -59,32 +77,39 @@ __device__ __forceinline__ float tf32_round(float x) {
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return __uint_as_float(r & 0xffffe000u);
 }
+__device__ __forceinline__ float4 tf32_round(float4 x) {
+  return make_float4(tf32_round(x.x), tf32_round(x.y), tf32_round(x.z), tf32_round(x.w));
+}
 
-// Element (row, k) of the P tile in shared memory. K-major: 128 rows of one swizzled 128-byte
-// line (16-byte chunk c of row r at c ^ (r % 8)). Otherwise 4 boxes of 32 rows, each k a swizzled
-// 128-byte line of 32 rows.
+// Element (row, k) of a K-major tile in the 128-byte swizzle: 128-byte rows of 32 k, 16-byte
+// chunk c of row r at chunk c ^ (r % 8) (what wgmma's descriptor and the copy engine both use).
+__device__ __forceinline__ int swizzled(int row, int k) { return row * 32 + ((((k >> 2) ^ row) & 7) << 2) + (k & 3); }
+
+// Element (row, k) of the P tile in shared memory. K-major: 128 swizzled rows. Otherwise 4 boxes
+// of 32 rows, each k a swizzled 128-byte line of 32 rows.
 template <bool P_KMAJOR>
 __device__ __forceinline__ float p_at(const float* p, int row, int k) {
   if constexpr (P_KMAJOR)
-    return p[row * 32 + ((((k >> 2) ^ row) & 7) << 2) + (k & 3)];
+    return p[swizzled(row, k)];
   else
-    return p[(row >> 5) * 1024 + k * 32 + (((((row & 31) >> 2) ^ k) & 7) << 2) + (row & 3)];
+    return p[(row >> 5) * 1024 + swizzled(k, row & 31)];
 }
 
 struct WgArgs {
-  int mp, nq, k;           // rows of P (D), rows of Q (columns of D), inner dimension
+  int mp, nq, k;  // rows of P (D), rows of Q (columns of D), inner dimension
   std::int64_t ldc;
   float alpha, beta;
   float* C;
+  const float* Q;  // K-major: element (row, k) at Q[row * ldq + k]
+  std::int64_t ldq;
 };
 
 template <bool SPLIT, bool P_KMAJOR, bool SWAP>
-__global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_constant__ CUtensorMap q_map,
-                                                                 const __grid_constant__ CUtensorMap p_map,
-                                                                 WgArgs s) {
+__global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_constant__ CUtensorMap p_map,
+                                                                 const __grid_constant__ CUtensorMap q_map, WgArgs s) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Cfg = WgCfg<SPLIT>;
-  constexpr int S = Cfg::STAGES;
+  constexpr int S = Cfg::STAGES, BN = Cfg::BN, ACC = Cfg::ACC;
   extern __shared__ unsigned char wg_smem_raw[];
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wg_smem_raw) + 1023) & ~std::uintptr_t{1023});
@@ -93,15 +118,17 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
   auto p_tile = [&](int st) {
     return reinterpret_cast<float*>(smem + st * Cfg::STAGE_BYTES + Cfg::Q_BYTES + Cfg::LO_BYTES);
   };
-  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + S * Cfg::STAGE_BYTES);
-  std::uint64_t* ready = full + S;
-  std::uint64_t* empty = ready + S;
+  // landed: the copies (Q_TMA); full: the stage ready for wgmma; empty: the math done with it.
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(smem + S * Cfg::STAGE_BYTES);
+  std::uint64_t* full = landed + S;
+  std::uint64_t* empty = full + S;
 
   const int tid = threadIdx.x, wg = tid / 128;
   if (tid == 0) {
     for (int st = 0; st < S; ++st) {
-      sm90::mbar_init(&full[st], 1);
-      sm90::mbar_init(&ready[st], kRoundThreads);
+      sm90::mbar_init(&landed[st], 1);
+      // Q_TMA: warps 1-3 after rounding; else P's copy (with its bytes) and the 128 loaders.
+      sm90::mbar_init(&full[st], Cfg::Q_TMA ? 96 : 1 + 128);
       sm90::mbar_init(&empty[st], 256);
     }
     sm90::mbar_init_fence();
@@ -110,61 +137,121 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
 
   int tile_m, tile_n;
   block_tile(tile_m, tile_n);
-  const int p0 = tile_m * kBM, q0 = tile_n * kBN;
+  const int p0 = tile_m * kBM, q0 = tile_n * BN;
   const int tiles = (s.k + kBK - 1) / kBK;
+  // P's copy into stage st, completing on bar.
+  auto copy_p = [&](int t, int st, std::uint64_t* bar) {
+    if constexpr (P_KMAJOR)
+      sm90::tma_load_2d(p_tile(st), &p_map, t * kBK, p0, bar);
+    else
+      for (int j = 0; j < kBM / 32; ++j) sm90::tma_load_2d(p_tile(st) + j * 1024, &p_map, p0 + 32 * j, t * kBK, bar);
+  };
 
   if (wg == 0) {
-    sm90::setmaxnreg_dec<56>();
-    if (tid == 0) {  // the copies
-      for (int t = 0; t < tiles; ++t) {
-        const int st = t % S;
-        sm90::mbar_wait(&empty[st], ((t / S) & 1) ^ 1);
-        sm90::mbar_arrive_expect_tx(&full[st], Cfg::Q_BYTES + Cfg::P_BYTES);
-        sm90::tma_load_2d(q_tile(st), &q_map, t * kBK, q0, &full[st]);
-        if constexpr (P_KMAJOR)
-          sm90::tma_load_2d(p_tile(st), &p_map, t * kBK, p0, &full[st]);
-        else
-          for (int j = 0; j < kBM / 32; ++j) sm90::tma_load_2d(p_tile(st) + j * 1024, &p_map, p0 + 32 * j, t * kBK, &full[st]);
-      }
-    } else if (tid >= 32) {  // rounding Q in place (and its lo part)
-      const int r = tid - 32;
-      for (int t = 0; t < tiles; ++t) {
-        const int st = t % S;
-        sm90::mbar_wait(&full[st], (t / S) & 1);
-        float4* q = reinterpret_cast<float4*>(q_tile(st));
-        float4* lo = reinterpret_cast<float4*>(lo_tile(st));
-        for (int i = r; i < kBN * kBK / 4; i += kRoundThreads) {
-          const float4 x = q[i];
-          const float4 h = make_float4(tf32_round(x.x), tf32_round(x.y), tf32_round(x.z), tf32_round(x.w));
-          q[i] = h;
-          if constexpr (SPLIT)
-            lo[i] = make_float4(tf32_round(x.x - h.x), tf32_round(x.y - h.y), tf32_round(x.z - h.z),
-                                tf32_round(x.w - h.w));
+    sm90::setmaxnreg_dec<Cfg::LOAD_REGS>();
+    if constexpr (Cfg::Q_TMA) {
+      if (tid == 0) {  // both copies
+        for (int t = 0; t < tiles; ++t) {
+          const int st = t % S;
+          sm90::mbar_wait(&empty[st], ((t / S) & 1) ^ 1);
+          sm90::mbar_arrive_expect_tx(&landed[st], Cfg::Q_BYTES + Cfg::P_BYTES);
+          sm90::tma_load_2d(q_tile(st), &q_map, t * kBK, q0, &landed[st]);
+          copy_p(t, st, &landed[st]);
         }
-        sm90::fence_proxy_async();
-        sm90::mbar_arrive(&ready[st]);
+      } else if (tid >= 32) {  // warps 1-3: Q rounded in place
+        for (int t = 0; t < tiles; ++t) {
+          const int st = t % S;
+          sm90::mbar_wait(&landed[st], (t / S) & 1);
+          float4* q = reinterpret_cast<float4*>(q_tile(st));
+          for (int i = tid - 32; i < BN * kBK / 4; i += 96) q[i] = tf32_round(q[i]);
+          sm90::fence_proxy_async();  // the stores, before wgmma reads them
+          sm90::mbar_arrive(&full[st]);
+        }
+      }
+    } else {
+      // Q through registers, rounded and split on the way; thread 0 also hands P to the copy
+      // engine. Thread r: the 16-byte chunk r % 8 of rows r / 8 + 16 u of the tile (a warp reads 4
+      // rows of 128 bytes at a time; the stores fall in distinct banks, chunk ^ row % 8 being a
+      // permutation). Two register sets: stage t + 1's loads (and P's copy) are in flight while
+      // stage t is stored (one set: a memory latency per stage, 3.5x slower in tf32).
+      constexpr int ROW_STEP = 128 / 8, PER = BN / ROW_STEP;
+      const int r = tid, chunk = r % 8, row0 = r / 8;
+      const int rows_left = s.nq - q0 - row0;  // rows of Q from this thread's first on
+      const float* qb = s.Q + static_cast<std::int64_t>(q0 + row0) * s.ldq + 4 * chunk;
+      const std::int64_t step = ROW_STEP * s.ldq;
+      auto load = [&](int t, float4(&v)[PER]) {
+        const int st = t % S, k0 = t * kBK + 4 * chunk;
+        sm90::mbar_wait(&empty[st], ((t / S) & 1) ^ 1);
+        if (r == 0) {
+          sm90::mbar_arrive_expect_tx(&full[st], Cfg::P_BYTES);
+          copy_p(t, st, &full[st]);
+        }
+        const bool whole = k0 + 4 <= s.k;
+        const float* g = qb + t * kBK;
+#pragma unroll
+        for (int u = 0; u < PER; ++u, g += step) {
+          // Opaque to the compiler: it would otherwise keep every row's pointer live across
+          // stages (2 registers each), more than the loaders' share.
+          asm volatile("" : "+l"(g));
+          v[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+          if (ROW_STEP * u < rows_left && k0 < s.k) {
+            if (whole)
+              v[u] = __ldg(reinterpret_cast<const float4*>(g));
+            else  // the last chunk of a k not a multiple of 4
+              v[u] = make_float4(__ldg(g), k0 + 1 < s.k ? __ldg(g + 1) : 0.f, k0 + 2 < s.k ? __ldg(g + 2) : 0.f, 0.f);
+          }
+        }
+      };
+      auto store = [&](int t, const float4(&v)[PER]) {
+        const int st = t % S;
+        float* q = q_tile(st);
+        float* lo = lo_tile(st);
+#pragma unroll
+        for (int u = 0; u < PER; ++u) {
+          const int at = swizzled(row0 + ROW_STEP * u, 4 * chunk);
+          const float4 h = tf32_round(v[u]);
+          *reinterpret_cast<float4*>(q + at) = h;
+          if constexpr (SPLIT)
+            *reinterpret_cast<float4*>(lo + at) =
+                tf32_round(make_float4(v[u].x - h.x, v[u].y - h.y, v[u].z - h.z, v[u].w - h.w));
+        }
+        sm90::fence_proxy_async();  // the stores, before wgmma reads them
+        sm90::mbar_arrive(&full[st]);
+      };
+      float4 va[PER], vb[PER];
+      if (tiles > 0) load(0, va);
+      for (int t = 0; t < tiles; t += 2) {
+        if (t + 1 < tiles) load(t + 1, vb);
+        store(t, va);
+        if (t + 1 >= tiles) break;
+        if (t + 2 < tiles) load(t + 2, va);
+        store(t + 1, vb);
       }
     }
     return;
   }
 
   // The two math warpgroups.
-  sm90::setmaxnreg_inc<224>();
+  sm90::setmaxnreg_inc<Cfg::MATH_REGS>();
   const int c = wg - 1, w = (tid / 32) % 4, l = tid % 32, g = l / 4, tq = l % 4;
   const int prow = 64 * c + 16 * w + g;  // this thread's first row of P in the tile (and +8)
-  float acc[128];
+  float acc[ACC], sum[Cfg::PROMOTE ? ACC : 1];
 #pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  for (int i = 0; i < ACC; ++i) acc[i] = 0.f;
+  if constexpr (Cfg::PROMOTE)
+#pragma unroll
+    for (int i = 0; i < ACC; ++i) sum[i] = 0.f;
 
   // Per stage: P's fragments into registers (rounded, split), the stage's wgmmas, and a wait for
   // them. wgmma reads its register operands while it runs, so the next stage's fragments may not
-  // be written before the group completes; the other warpgroup's products keep the tensor cores
-  // busy meanwhile. (Two fragment sets alternating with one group in flight: ptxas serialises the
-  // wgmmas (C7513) in tf32 and spills in tf32x3, at 168 registers a thread.)
+  // be written before the group completes (two alternating sets with one group in flight: ptxas
+  // serialises the wgmmas, C7513); the other warpgroup's products keep the tensor cores busy.
+  // (Reading the next stage's raw P values during the products measured slower.)
   for (int t = 0; t < tiles; ++t) {
     const int st = t % S;
-    sm90::mbar_wait(&full[st], (t / S) & 1);   // P landed (the rounders saw it too: cheap)
-    sm90::mbar_wait(&ready[st], (t / S) & 1);  // Q rounded
+    // The stage: P's copy landed (seen by the rounders, whose arrival carries it, or counted on
+    // full itself) and Q stored.
+    sm90::mbar_wait(&full[st], (t / S) & 1);
     const float* p = p_tile(st);
     unsigned hi[4][4], lo[4][4];
 #pragma unroll
@@ -183,33 +270,41 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
     sm90::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-      // +2 per k8: 32 bytes along the swizzled line, in the descriptor's 16-byte units.
+      // +2 per k8: 32 bytes along the swizzled line, in the descriptor's 16-byte units. Promoted
+      // stages start from zero (scale_d 0 on their first product).
+      const int keep = Cfg::PROMOTE && kk == 0 ? 0 : 1;
       if constexpr (SPLIT) {
-        sm90::wgmma_m64n256k8_tf32_rs(acc, lo[kk], dq + 2 * kk, 1);
-        sm90::wgmma_m64n256k8_tf32_rs(acc, hi[kk], dlo + 2 * kk, 1);
+        sm90::wgmma_tf32_rs<BN>(acc, lo[kk], dq + 2 * kk, keep);
+        sm90::wgmma_tf32_rs<BN>(acc, hi[kk], dlo + 2 * kk, 1);
+        sm90::wgmma_tf32_rs<BN>(acc, hi[kk], dq + 2 * kk, 1);
+      } else {
+        sm90::wgmma_tf32_rs<BN>(acc, hi[kk], dq + 2 * kk, keep);
       }
-      sm90::wgmma_m64n256k8_tf32_rs(acc, hi[kk], dq + 2 * kk, 1);
     }
     sm90::wgmma_commit();
     sm90::wgmma_wait<0>();
     sm90::mbar_arrive(&empty[st]);
+    if constexpr (Cfg::PROMOTE)
+#pragma unroll
+      for (int i = 0; i < ACC; ++i) sum[i] += acc[i];
   }
+  const float* out = Cfg::PROMOTE ? sum : acc;
 
-  // acc[4 j + 2 h + e] is D(prow + 8 h, 8 j + 2 tq + e) of the block tile.
+  // out[4 j + 2 h + e] is D(prow + 8 h, 8 j + 2 tq + e) of the block tile.
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int i = p0 + prow + 8 * h;
     if (i >= s.mp) continue;
 #pragma unroll
-    for (int j = 0; j < 32; ++j)
+    for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int q = q0 + 8 * j + 2 * tq + e;
         if (q >= s.nq) continue;
         if constexpr (SWAP)
-          store_c(s.C, s.ldc, q, i, s.alpha, s.beta, acc[4 * j + 2 * h + e]);
+          store_c(s.C, s.ldc, q, i, s.alpha, s.beta, out[4 * j + 2 * h + e]);
         else
-          store_c(s.C, s.ldc, i, q, s.alpha, s.beta, acc[4 * j + 2 * h + e]);
+          store_c(s.C, s.ldc, i, q, s.alpha, s.beta, out[4 * j + 2 * h + e]);
       }
   }
 #endif
@@ -245,22 +340,23 @@ bool encode(CUtensorMap& map, const float* base, std::int64_t inner, std::int64_
 bool tma_ok(const float* p, std::int64_t ld) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
 template <bool SPLIT, bool P_KMAJOR, bool SWAP>
-cudaError_t launch(const CUtensorMap& q, const CUtensorMap& p, const WgArgs& a, cudaStream_t stream) {
+cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, cudaStream_t stream) {
   auto kernel = gemm_wgmma_kernel<SPLIT, P_KMAJOR, SWAP>;
   constexpr int smem = WgCfg<SPLIT>::SMEM_BYTES;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
     return e;
-  const dim3 grid(static_cast<unsigned>((a.nq + kBN - 1) / kBN), static_cast<unsigned>((a.mp + kBM - 1) / kBM));
+  constexpr int BN = WgCfg<SPLIT>::BN;
+  const dim3 grid(static_cast<unsigned>((a.nq + BN - 1) / BN), static_cast<unsigned>((a.mp + kBM - 1) / kBM));
   if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
-  kernel<<<grid, kThreads, smem, stream>>>(q, p, a);
+  kernel<<<grid, kThreads, smem, stream>>>(p, q, a);
   return cudaGetLastError();
 }
 
 template <bool SPLIT>
-cudaError_t launch_split(bool p_kmajor, bool swap, const CUtensorMap& q, const CUtensorMap& p, const WgArgs& a,
+cudaError_t launch_split(bool p_kmajor, bool swap, const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a,
                          cudaStream_t stream) {
-  if (swap) return launch<SPLIT, false, true>(q, p, a, stream);  // P = B^T is never K-major
-  return p_kmajor ? launch<SPLIT, true, false>(q, p, a, stream) : launch<SPLIT, false, false>(q, p, a, stream);
+  if (swap) return launch<SPLIT, false, true>(p, q, a, stream);  // P = B^T is never K-major
+  return p_kmajor ? launch<SPLIT, true, false>(p, q, a, stream) : launch<SPLIT, false, false>(p, q, a, stream);
 }
 
 }  // namespace
@@ -282,19 +378,20 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
   a.alpha = alpha;
   a.beta = beta;
   a.C = C;
-  CUtensorMap q{}, p{};
-  bool ok;
+  a.Q = swap ? A : B;  // A stored m x k, or B stored n x k
+  a.ldq = swap ? s.lda : s.ldb;
+  CUtensorMap p{}, q{};  // q: Q's copy (tf32 only, WgCfg::Q_TMA)
+  bool ok = s.math == MathMode::tf32x3 || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math));
   bool p_kmajor = false;
-  if (swap) {  // Q = A (m x k, K-major); P = B (k x n, rows of P contiguous)
-    ok = encode(q, A, s.k, s.m, s.lda, kBN) && encode(p, B, s.n, s.k, s.ldb, kBK);
-  } else {  // Q = B stored n x k; P = op(A)
+  if (swap) {  // P = B (k x n: rows of P contiguous)
+    ok = ok && encode(p, B, s.n, s.k, s.ldb, kBK);
+  } else {  // P = op(A)
     p_kmajor = !s.ta;
-    ok = encode(q, B, s.k, s.n, s.ldb, kBN) &&
-         (p_kmajor ? encode(p, A, s.k, s.m, s.lda, kBM) : encode(p, A, s.m, s.k, s.lda, kBK));
+    ok = ok && (p_kmajor ? encode(p, A, s.k, s.m, s.lda, kBM) : encode(p, A, s.m, s.k, s.lda, kBK));
   }
   if (!ok) return cudaErrorInvalidValue;
-  return s.math == MathMode::tf32x3 ? launch_split<true>(p_kmajor, swap, q, p, a, stream)
-                                    : launch_split<false>(p_kmajor, swap, q, p, a, stream);
+  return s.math == MathMode::tf32x3 ? launch_split<true>(p_kmajor, swap, p, q, a, stream)
+                                    : launch_split<false>(p_kmajor, swap, p, q, a, stream);
 }
 
 }  // namespace tessera::cuda

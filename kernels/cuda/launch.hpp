@@ -258,7 +258,9 @@ cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T
 bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B);
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
                               cudaStream_t stream);
-constexpr int kGemmWgmmaTileM = 128, kGemmWgmmaTileN = 256;  // rows of P x rows of Q (see gemm_wgmma.cu)
+// Block tile: 128 rows of P x gemm_wgmma_tile_n rows of Q (the roles in gemm_wgmma.cu).
+constexpr int kGemmWgmmaTileM = 128;
+constexpr int gemm_wgmma_tile_n(MathMode m) { return m == MathMode::tf32x3 ? 128 : 256; }
 
 // ---------------------------------------------------------------- spmm (CSR x dense)
 // Y = alpha A X + beta Y, X and Y row-major (leading dimensions ldx, ldy), k columns; `block`
