@@ -96,7 +96,7 @@ namespace {
 const char* tuning_class(const cudaDeviceProp& p) { return p.major >= 9 ? "cuda/sm90" : "cuda/sm80"; }
 
 // The kernels' fixed shapes and the tuning values that shape them, for tessera-info.
-std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::Tuning& tune, int sm_count) {
+std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::Tuning& tune, int sm_count, bool wgmma) {
   auto tile = [](int m, int n, int k, int tm, int tn) {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " block, " + std::to_string(tm) +
            "x" + std::to_string(tn) + " per thread";
@@ -128,7 +128,10 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                                    std::to_string(T32::BK) + " block, " + std::to_string(T32::WM) + "x" +
                                    std::to_string(T32::WN) + " per warp, " + std::to_string(T32::STAGES) +
                                    "-stage cp.async (narrow: " + std::to_string(Tf32GemmTile<true>::BN) +
-                                   " columns); also conv_layer's"},
+                                   " columns); also conv_layer's" +
+                                   (wgmma ? std::string("; gemm on this device: wgmma + bulk tensor copy where one operand "
+                                                      "is K-major and 16-byte aligned (gemm.tf32_kernel)")
+                                        : std::string())},
       {"gemm f64", "FP64 tensor cores (DMMA m16n8k4 on sm_90, m8n8k4 before), " + std::to_string(D::BM) + "x" +
                        std::to_string(D::BN) + "x" + std::to_string(D::BK) + " block, " + std::to_string(D::TM) + "x" +
                        std::to_string(D::TN) + " per warp" + stages + " (or half as wide)"},
@@ -186,7 +189,7 @@ DeviceInfo CudaBackend::info() const {
       {"PCI", std::to_string(props_.pciDomainID) + ":" + std::to_string(props_.pciBusID) + ":" +
                   std::to_string(props_.pciDeviceID)},
   };
-  for (auto& kv : describe_kernels(tune_, sm_count())) d.details.emplace_back("kernels: " + kv.first, kv.second);
+  for (auto& kv : describe_kernels(tune_, sm_count(), has_wgmma())) d.details.emplace_back("kernels: " + kv.first, kv.second);
   d.tuning_class = tune_.device_class();
   d.tuning = tune_.values();
   return d;

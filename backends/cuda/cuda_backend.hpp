@@ -146,6 +146,15 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n) const;
+  // Hopper's wgmma gemm kernel: built (for sm_90a: TESSERA_CUDA_WGMMA) and this device is 9.0,
+  // the only one its machine code runs on.
+  bool has_wgmma() const {
+#ifdef TESSERA_CUDA_WGMMA
+    return props_.major == 9 && props_.minor == 0;
+#else
+    return false;
+#endif
+  }
   // Whether an f32 gemm runs on the wgmma kernel (gemm_tiles.hpp).
   bool use_wgmma(const GemmProblem& s, const float* A, const float* B) const;
 

@@ -1,5 +1,6 @@
 // gemm: one kernel per (op(A), op(B)) and tile shape (GemmTile<T, narrow>); exact FMAs, or for
-// f32 under MathMode::tf32 / tf32x3 the TF32 tensor cores (Tf32GemmTile). The narrow tiles are
+// f32 under MathMode::tf32 / tf32x3 the TF32 tensor cores (Tf32GemmTile; on compute capability
+// 9.0 Hopper's wgmma kernel where it applies, gemm_tiles.hpp's use_wgmma). The narrow tiles are
 // picked when they fill the SMs' last wave clearly better (gemm_tiles.hpp).
 // k == 0 is C = beta C (lib/ runs BLAS's alpha == 0 as such a call).
 #include <climits>
@@ -28,6 +29,7 @@ void CudaBackend::gemm(QueueImpl& q, Trans ta, Trans tb, double alpha, const Mat
   if (s.k > INT_MAX - 64)
     throw NotImplemented("cuda: gemm with an inner dimension k = " + std::to_string(s.k) + " >= 2^31 is not supported");
   s.math = sizeof(T) == 4 ? math : MathMode::exact;  // lib/ passes exact for f64 already
+#ifdef TESSERA_CUDA_WGMMA  // gemm_wgmma.cu is built
   if constexpr (sizeof(T) == 4) {
     if (use_wgmma(s, dev_ptr<const float>(A), dev_ptr<const float>(B))) {
       TESSERA_CUDA_CHECK(launch_gemm_wgmma(s, static_cast<float>(alpha), dev_ptr<const float>(A),
@@ -36,6 +38,7 @@ void CudaBackend::gemm(QueueImpl& q, Trans ta, Trans tb, double alpha, const Mat
       return;
     }
   }
+#endif
   s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n) : narrow_tiles<T, Tf32TileOf>(s.m, s.n);
   // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
   TESSERA_CUDA_CHECK(launch_gemm<T>(s, static_cast<T>(alpha), dev_ptr<const T>(A), dev_ptr<const T>(B),

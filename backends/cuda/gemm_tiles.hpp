@@ -40,7 +40,7 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n) const {
 inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const float* B) const {
 #ifdef TESSERA_CUDA_WGMMA
   const int forced = tune_.get("gemm.tf32_kernel");
-  if (forced == 0 || s.math == MathMode::exact || props_.major != 9 || props_.minor != 0) return false;
+  if (forced == 0 || s.math == MathMode::exact || !has_wgmma()) return false;
   if (!gemm_wgmma_applies(s, A, B)) return false;
   if (forced == 1) return true;
   const std::int64_t p = s.tb ? s.m : s.n, q = s.tb ? s.n : s.m;  // rows of P and Q (gemm_wgmma.cu)

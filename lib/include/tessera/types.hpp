@@ -83,8 +83,10 @@ enum class ConvMode : std::uint8_t { valid, same };
 ///    sign). The reference computes the exact product (within that bound). Inputs must be finite
 ///    and below 2^128 (1 - 2^-12) in magnitude (larger ones round to infinity in TF32).
 /// Backends without TF32 units (cpu, OpenCL) compute tf32 and tf32x3 in exact FP32, which meets
-/// both bounds; CUDA runs both on the TF32 tensor cores (gemm and conv_layer). Values outside the enumeration throw
-/// InvalidArgument.
+/// both bounds; CUDA runs both on the TF32 tensor cores (gemm and conv_layer). On compute
+/// capability 9.0 gemm's tf32x3 adds each 32-k slice of products into round-to-nearest FP32
+/// accumulators, so its typical error is below FP32 arithmetic's (the bound still holds). Values
+/// outside the enumeration throw InvalidArgument.
 enum class MathMode : std::uint8_t { exact, tf32, tf32x3 };
 /// The enumerator's name: "exact", "tf32" or "tf32x3".
 inline const char* to_string(MathMode m) {
