@@ -35,15 +35,16 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n) const {
 }
 
 // wgmma (gemm.tf32_kernel): built for sm_90a, so only on compute capability 9.0; where the
-// operands allow (gemm_wgmma_applies) and, by default, where its 128 x 256 tiles give every SM
-// one: fewer tiles leave SMs idle that mma.sync's 128 x 128 tiles (two per SM) would use.
+// operands allow (gemm_wgmma_applies) and, by default, where its tiles (one block per SM) give
+// every SM one: fewer leave SMs idle that mma.sync's 128 x 128 tiles (two per SM) would use.
 inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const float* B) const {
 #ifdef TESSERA_CUDA_WGMMA
   const int forced = tune_.get("gemm.tf32_kernel");
   if (forced == 0 || s.math == MathMode::exact || !has_wgmma()) return false;
   if (!gemm_wgmma_applies(s, A, B)) return false;
   if (forced == 1) return true;
-  const std::int64_t p = s.tb ? s.m : s.n, q = s.tb ? s.n : s.m;  // rows of P and Q (gemm_wgmma.cu)
+  const bool swap = gemm_wgmma_swaps(s);
+  const std::int64_t p = swap ? s.n : s.m, q = swap ? s.m : s.n;  // rows of P and of Q
   const std::int64_t bn = gemm_wgmma_tile_n(s.math);
   const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + bn - 1) / bn);
   return tiles >= sm_count();

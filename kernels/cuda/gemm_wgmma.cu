@@ -369,7 +369,7 @@ bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B) {
 
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
                               cudaStream_t stream) {
-  const bool swap = !s.tb;  // Q = A, P = B^T, D = C^T
+  const bool swap = gemm_wgmma_swaps(s);  // Q = A, P = B^T, D = C^T
   WgArgs a;
   a.mp = static_cast<int>(swap ? s.n : s.m);
   a.nq = static_cast<int>(swap ? s.m : s.n);

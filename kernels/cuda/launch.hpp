@@ -252,13 +252,16 @@ struct GemmProblem {
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
 // f32 under tf32 / tf32x3 on Hopper's wgmma (kernels/cuda/gemm_wgmma.cu; built only where the
-// plugin targets sm_90, TESSERA_CUDA_WGMMA, and run only on compute capability 9.0): 128 x 256
-// tiles. Applies where one operand is K-major in memory (not op(A) = A^T with op(B) = B), both
-// bases are 16-byte aligned and both leading dimensions multiples of 4 (the copy engine's rule).
+// plugin targets sm_90, TESSERA_CUDA_WGMMA, and run only on compute capability 9.0). Applies
+// where one operand is K-major in memory (not op(A) = A^T with op(B) = B), both bases are 16-byte
+// aligned and both leading dimensions multiples of 4 (the copy engine's rule).
 bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B);
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
                               cudaStream_t stream);
-// Block tile: 128 rows of P x gemm_wgmma_tile_n rows of Q (the roles in gemm_wgmma.cu).
+// The roles (gemm_wgmma.cu): Q, the K-major operand, is op(B) stored n x k when op(B) = B^T,
+// else A (and C is computed transposed); P is the other. Block tile: 128 rows of P x
+// gemm_wgmma_tile_n rows of Q.
+inline bool gemm_wgmma_swaps(const GemmProblem& s) { return !s.tb; }
 constexpr int kGemmWgmmaTileM = 128;
 constexpr int gemm_wgmma_tile_n(MathMode m) { return m == MathMode::tf32x3 ? 128 : 256; }
 

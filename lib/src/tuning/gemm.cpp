@@ -33,8 +33,8 @@ const std::vector<ParamSpec>& gemm_params() {
        {{"opencl/nvidia", 2}, {"opencl/*", 1}}},
       {"gemm.tiles", "CUDA: -1 wide or narrow tiles by wave efficiency; 0 wide; 1 narrow", -1, 1, Shape::any,
        {{"cuda/*", -1}}},
-      // wgmma's 128 x 256 tiles beat mma.sync's 128 x 128 once they fill the SMs; below that
-      // (a few tiles, or n or m under a tile) the smaller tiles spread better.
+      // wgmma's tiles (128 x 256 tf32, 128 x 128 tf32x3, one block per SM) beat mma.sync's once
+      // they fill the SMs; below that mma.sync's two blocks per SM spread better.
       {"gemm.tf32_kernel",
        "CUDA f32 under tf32/tf32x3: -1 wgmma where it applies and its tiles fill the SMs (compute capability 9.0), "
        "else mma.sync; 0 mma.sync; 1 wgmma wherever it applies",
