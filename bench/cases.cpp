@@ -287,8 +287,11 @@ std::vector<CaseSpec> gpu_cases(Op op) {
       return {only(make(op, "3d", {{"n", 512}, {"radius", 1}, {"steps", 10}}), f32),
               only(make(op, "3d", {{"n", 512}, {"radius", 1}, {"steps", 16}}), f32)};
     case Op::conv2d: return {only(make(op, "", {{"n", 4096}, {"k", 5}}), f32)};
-    case Op::conv_layer:  // the book's layer
+    case Op::conv_layer:  // the book's layer and two 3 x 3 layers of ResNet-50 (issue 17)
       return {only(make(op, "", {{"N", 128}, {"C", 384}, {"HW", 13}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}}),
+                   f32),
+              only(make(op, "", {{"N", 32}, {"C", 64}, {"HW", 56}, {"K", 64}, {"RS", 3}, {"pad", 1}, {"stride", 1}}), f32),
+              only(make(op, "", {{"N", 32}, {"C", 256}, {"HW", 14}, {"K", 256}, {"RS", 3}, {"pad", 1}, {"stride", 1}}),
                    f32)};
     default: return {};  // the vector algebra, launch and cg: --size large has the issue's sizes
   }

@@ -17,6 +17,7 @@
 #include "support/compare.hpp"
 #include "support/devices.hpp"
 #include "support/random.hpp"
+#include "support/winograd.hpp"
 #include "tessera/tessera.hpp"
 
 using namespace tessera;
@@ -149,6 +150,9 @@ void conv_layer_case(const LayerCase& c, std::uint32_t seed) {
   std::vector<double> bound(expected.size());
   for (std::size_t i = 0; i < bound.size(); ++i)
     bound[i] = gamma_bound<T>(static_cast<double>(c.C * c.R * c.S + 1)) * static_cast<double>(magnitude[i]);
+  if (winograd_applies(c.R, c.S, c.p.stride_h, c.p.stride_w))  // the contract's Winograd bound (winograd.hpp)
+    widen_for_winograd(bound, {c.N, c.C, c.H, c.W, c.K, c.p.pad_h, c.p.pad_w, P, Q}, hx, hw,
+                       gamma_bound<T>(static_cast<double>(c.C + 1)));
   check_close(expected, host_conv_layer(c, P, Q, hx, hw), bound, what + " (reference vs host loop)");
   for_each_device<T>(Op::conv_layer, [&](const Device& d) { check_close(run(d, hx, hw), expected, bound, what); });
 }

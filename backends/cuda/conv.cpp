@@ -1,6 +1,8 @@
 // Convolutions: conv2d picks the compile-time-K kernel for K = 3, 5, 7, constant memory for the
-// filter up to K = 32, a shared tile up to K = 65, and a direct kernel beyond; conv_layer is an
+// filter up to K = 32, a shared tile up to K = 65, and a direct kernel beyond; conv_layer is
+// Winograd's F(m x m, 3 x 3) for 3 x 3 filters with stride 1 (winograd_tile decides), else an
 // implicit GEMM whose (c, r, s) offset table lives in the queue's scratch.
+#include <algorithm>
 #include <climits>
 #include <mutex>
 #include <string>
@@ -15,6 +17,7 @@ namespace tessera::cuda {
 // A queue's table for the conv layer: (c, r, s) -> offset of the implicit im2col.
 struct CudaBackend::ConvState {
   DeviceBuffer table;
+  DeviceBuffer winograd;  // U, then V and M of one chunk of images (conv_winograd)
 
   static ConvState& of(CudaQueue& q) {
     if (!q.state.conv) q.state.conv = std::make_shared<ConvState>();
@@ -63,6 +66,80 @@ void CudaBackend::conv2d(QueueImpl& q, ConvMode mode, const MatView& image, cons
   TESSERA_CUDA_CHECK(cudaEventRecord(conv_constants_->released, stream));
 }
 
+// Winograd (tessera/winograd.hpp) where it applies: 3 x 3 filters, stride 1, and by default once
+// C and K are 16 or more (below that the transforms' traffic, V and M 2.25x the input and output
+// for F(4 x 4), outweighs the GEMM's fewer multiplies). F(4 x 4) does 4x fewer multiplies than
+// the direct sum, F(2 x 2) 2.25x; F(4 x 4)'s larger transform coefficients cost accuracy
+// (bench/RESULTS.md, session 14: max error 8e-6 against 6e-7 for F(2 x 2) in FP32), which TF32's
+// 2^-11 rounding of the transformed operands magnifies past 5e-3: tf32 runs F(2 x 2).
+// conv_layer.winograd forces a choice (lib/src/tuning/conv.cpp).
+int CudaBackend::winograd_tile(const ConvLayerShape& s, MathMode math) const {
+  if (s.R != 3 || s.S != 3 || s.stride_h != 1 || s.stride_w != 1) return 0;
+  switch (tune_.get("conv_layer.winograd")) {
+    case 0: return 0;
+    case 1: return 2;
+    case 2: return 4;
+    default: return s.C >= 16 && s.K >= 16 ? (math == MathMode::tf32 ? 2 : 4) : 0;
+  }
+}
+
+// The transforms around one batched GEMM per chunk of images: the filters' transform U once,
+// then per chunk the input's V, the a^2 products M[e] = U[e] V[e] (gemm's tiles in the call's
+// math mode, so tf32 / tf32x3 apply to the transformed operands) and the output transform.
+// Chunks of as many images as fit conv_layer.winograd_mb of workspace (at least one).
+template <class T>
+void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, MathMode math, const T* in,
+                                const T* filter, T* out) {
+  const cudaStream_t stream = stream_of(q);
+  WinogradShape w;
+  w.m = m;
+  w.C = s.C;
+  w.H = s.H;
+  w.W = s.W;
+  w.K = s.K;
+  w.P = s.P;
+  w.Q = s.Q;
+  w.pad_h = s.pad_h;
+  w.pad_w = s.pad_w;
+  w.tiles_h = (s.P + m - 1) / m;
+  w.tiles_w = (s.Q + m - 1) / m;
+  const std::int64_t aa = static_cast<std::int64_t>(m + 2) * (m + 2), tiles1 = w.tiles_h * w.tiles_w;
+  // Leading dimensions and sections rounded to 4 elements and 64: every matrix of the batch
+  // 16-byte aligned (Hopper's wgmma kernel copies whole 16-byte rows; gemm's 16-byte loads), every
+  // section 256-byte aligned.
+  auto up = [](std::int64_t e, std::int64_t to) { return (e + to - 1) / to * to; };
+  const std::int64_t ldu = up(s.C, 4), u_elems = up(aa * s.K * ldu, 64);
+  const std::int64_t per_image = aa * tiles1 * (s.C + s.K);
+  const std::int64_t budget = tune_.get("conv_layer.winograd_mb") * (std::int64_t{1} << 20) / std::int64_t{sizeof(T)};
+  const std::int64_t chunk = std::clamp<std::int64_t>((budget - u_elems) / per_image, 1, s.N);
+  const std::int64_t ldt_max = up(chunk * tiles1, 4);
+  const std::int64_t v_elems = up(aa * s.C * ldt_max, 64), m_elems = up(aa * s.K * ldt_max, 64);
+  T* U = static_cast<T*>(
+      ConvState::of(queue_of(q)).winograd.ensure(static_cast<std::size_t>(u_elems + v_elems + m_elems) * sizeof(T)));
+  T* V = U + u_elems;
+  T* M = V + v_elems;
+  TESSERA_CUDA_CHECK(launch_winograd_filter<T>(m, s.K, s.C, ldu, filter, U, stream));
+  for (std::int64_t n0 = 0; n0 < s.N; n0 += chunk) {
+    w.N = std::min(chunk, s.N - n0);
+    const std::int64_t tiles = w.N * tiles1;
+    w.ldt = up(tiles, 4);
+    TESSERA_CUDA_CHECK(launch_winograd_input<T>(w, in + n0 * s.C * s.H * s.W, V, stream));
+    GemmProblem g;
+    g.m = s.K;
+    g.n = tiles;
+    g.k = s.C;
+    g.lda = ldu;
+    g.ldb = g.ldc = w.ldt;
+    g.math = math;
+    g.batch = aa;
+    g.stride_a = s.K * ldu;
+    g.stride_b = s.C * w.ldt;
+    g.stride_c = s.K * w.ldt;
+    enqueue_gemm<T>(g, T(1), U, V, T(0), M, stream);
+    TESSERA_CUDA_CHECK(launch_winograd_output<T>(w, M, out + n0 * s.K * s.P * s.Q, stream));
+  }
+}
+
 template <class T>
 void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView& in, const TensorView& filter,
                              const TensorView& out, MathMode math) {
@@ -81,7 +158,13 @@ void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView
   s.stride_h = p.stride_h;
   s.stride_w = p.stride_w;
   if (s.N * s.K * s.P * s.Q == 0) return;
+  if (sizeof(T) != 4) math = MathMode::exact;  // lib/ passes exact for f64 already
   const cudaStream_t stream = stream_of(q);
+  if (const int m = s.C > 0 ? winograd_tile(s, math) : 0) {
+    conv_winograd<T>(q, s, m, math, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),
+                     static_cast<T*>(out.data));
+    return;
+  }
   // The im2col table packs (c, r, s) offsets into int32 and r, s into 16 bits each.
   if (s.C * s.H * s.W >= INT_MAX || s.R >= 32768 || s.S >= 32768 || s.H >= INT_MAX / 2 || s.W >= INT_MAX / 2)
     throw NotImplemented("cuda: conv_layer with C*H*W = " + std::to_string(s.C * s.H * s.W) +
@@ -98,7 +181,6 @@ void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView
   // the register-staged convolution tiles in f64 (kernels/cuda/conv.cu).
   // f32 under MathMode::tf32 / tf32x3: the same implicit GEMM on the TF32 tensor cores
   // (Tf32GemmTile, kernels/cuda/gemm_tf32.cuh).
-  if (sizeof(T) != 4) math = MathMode::exact;  // lib/ passes exact for f64 already
   const bool narrow = sizeof(T) == 8            ? narrow_tiles<T, ConvGemmTile>(s.K, s.N * s.P * s.Q)
                       : math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.K, s.N * s.P * s.Q)
                                                 : narrow_tiles<T, Tf32TileOf>(s.K, s.N * s.P * s.Q);

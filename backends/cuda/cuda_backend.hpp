@@ -82,7 +82,8 @@ class DeviceBuffer {
 };
 
 class CudaQueue;
-struct GemmProblem;  // kernels/cuda/launch.hpp
+struct GemmProblem;     // kernels/cuda/launch.hpp
+struct ConvLayerShape;  // kernels/cuda/launch.hpp
 
 // Element 0 of a view as a device pointer: the one place a view's offset is added.
 template <class T>
@@ -157,6 +158,15 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   }
   // Whether an f32 gemm runs on the wgmma kernel (gemm_tiles.hpp).
   bool use_wgmma(const GemmProblem& s, const float* A, const float* B) const;
+  // Launches s on the kernel those choices pick (gemm_tiles.hpp); sets s.narrow.
+  template <class T>
+  void enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) const;
+  // conv.cpp: the conv layer's algorithm, the Winograd tile m (2 or 4) or 0 for the implicit
+  // GEMM; and the Winograd path itself.
+  int winograd_tile(const ConvLayerShape& s, MathMode math) const;
+  template <class T>
+  void conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, MathMode math, const T* in, const T* filter,
+                     T* out);
 
   int device_ = 0;
   cudaDeviceProp props_{};

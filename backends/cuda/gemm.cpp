@@ -29,20 +29,8 @@ void CudaBackend::gemm(QueueImpl& q, Trans ta, Trans tb, double alpha, const Mat
   if (s.k > INT_MAX - 64)
     throw NotImplemented("cuda: gemm with an inner dimension k = " + std::to_string(s.k) + " >= 2^31 is not supported");
   s.math = sizeof(T) == 4 ? math : MathMode::exact;  // lib/ passes exact for f64 already
-#ifdef TESSERA_CUDA_WGMMA  // gemm_wgmma.cu is built
-  if constexpr (sizeof(T) == 4) {
-    if (use_wgmma(s, dev_ptr<const float>(A), dev_ptr<const float>(B))) {
-      TESSERA_CUDA_CHECK(launch_gemm_wgmma(s, static_cast<float>(alpha), dev_ptr<const float>(A),
-                                           dev_ptr<const float>(B), static_cast<float>(beta), dev_ptr<float>(C),
-                                           stream_of(q)));
-      return;
-    }
-  }
-#endif
-  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n) : narrow_tiles<T, Tf32TileOf>(s.m, s.n);
-  // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
-  TESSERA_CUDA_CHECK(launch_gemm<T>(s, static_cast<T>(alpha), dev_ptr<const T>(A), dev_ptr<const T>(B),
-                                    static_cast<T>(beta), dev_ptr<T>(C), stream_of(q)));
+  enqueue_gemm<T>(s, static_cast<T>(alpha), dev_ptr<const T>(A), dev_ptr<const T>(B), static_cast<T>(beta),
+                  dev_ptr<T>(C), stream_of(q));
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, gemm)

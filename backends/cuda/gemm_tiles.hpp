@@ -46,12 +46,31 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
   const bool swap = gemm_wgmma_swaps(s);
   const std::int64_t p = swap ? s.n : s.m, q = swap ? s.m : s.n;  // rows of P and of Q
   const std::int64_t bn = gemm_wgmma_tile_n(s.math);
-  const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + bn - 1) / bn);
+  const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + bn - 1) / bn) * s.batch;
   return tiles >= sm_count();
 #else
   (void)s, (void)A, (void)B;
   return false;
 #endif
+}
+
+// One gemm (or batch of them) on the kernel the two choices above pick: gemm and the conv
+// layer's Winograd products. A batch's products fill the waves together, so the tile choice
+// sees them side by side (n x batch columns; each product's own edge tiles are not modelled).
+template <class T>
+void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) const {
+#ifdef TESSERA_CUDA_WGMMA  // gemm_wgmma.cu is built
+  if constexpr (sizeof(T) == 4) {
+    if (use_wgmma(s, A, B)) {
+      TESSERA_CUDA_CHECK(launch_gemm_wgmma(s, alpha, A, B, beta, C, stream));
+      return;
+    }
+  }
+#endif
+  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n * s.batch)
+                                       : narrow_tiles<T, Tf32TileOf>(s.m, s.n * s.batch);
+  // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
+  TESSERA_CUDA_CHECK(launch_gemm<T>(s, alpha, A, B, beta, C, stream));
 }
 
 }  // namespace tessera::cuda

@@ -282,6 +282,7 @@ __global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmProblem s, float 
   float* smem = reinterpret_cast<float*>(gemm_smem);
   int tile_m, tile_n;
   block_tile(tile_m, tile_n);
+  batch_offsets(s, A, B, C);
   const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
   const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
   const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
@@ -316,6 +317,7 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
   double* smem = reinterpret_cast<double*>(gemm_smem);
   int tile_m, tile_n;
   block_tile(tile_m, tile_n);
+  batch_offsets(s, A, B, C);
   const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
   const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
   const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
@@ -362,8 +364,8 @@ struct GemmKernel<DmmaCfg<BM, BN, BK, ST, WM, WN, M16, MB>, TA, TB, VEC> {
 // Launch one configuration: the grid in tiles, the dynamic shared memory raised past 48 KB.
 template <class Cfg, bool TA, bool TB, int VEC, class T>
 cudaError_t launch_gemm_cfg(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
-  const dim3 grid(blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM));
-  if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
+  const dim3 grid(blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM), static_cast<unsigned>(s.batch));
+  if (grid.y > 65535u || s.batch < 1 || s.batch > 65535 || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
     return cudaErrorInvalidConfiguration;
   auto kernel = GemmKernel<Cfg, TA, TB, VEC>::get();
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
@@ -379,10 +381,10 @@ template <class Cfg, bool TA, bool TB, class T>
 cudaError_t launch_gemm_trans(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C,
                               cudaStream_t stream) {
   constexpr int V = 16 / sizeof(T);
-  auto aligned = [&](const T* p, std::int64_t ld) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % V == 0;
+  auto aligned = [&](const T* p, std::int64_t ld, std::int64_t stride) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % V == 0 && (s.batch == 1 || stride % V == 0);
   };
-  const bool vec = (!TA || aligned(A, s.lda)) && (TB || aligned(B, s.ldb));
+  const bool vec = (!TA || aligned(A, s.lda, s.stride_a)) && (TB || aligned(B, s.ldb, s.stride_b));
   if constexpr (!TA && TB)  // no x-contiguous operand
     return launch_gemm_cfg<Cfg, TA, TB, 1>(s, alpha, A, B, beta, C, stream);
   else

@@ -162,6 +162,15 @@ __device__ __forceinline__ void block_tile(int& tile_m, int& tile_n) {
   tile_n = in_group / group_m;
 }
 
+// The product of a batched call this block computes (GemmProblem::batch: grid.z).
+template <class S, class PA, class PB, class PC>
+__device__ __forceinline__ void batch_offsets(const S& s, PA& A, PB& B, PC& C) {
+  const std::int64_t z = blockIdx.z;
+  A += z * s.stride_a;
+  B += z * s.stride_b;
+  C += z * s.stride_c;
+}
+
 // Fragments of N consecutive shared-memory elements, loaded as one vector (16 or 8 bytes) and
 // spread into registers component by component (a cast of the register array itself could push
 // it to local memory).

@@ -110,6 +110,7 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_tmma_kerne
   float* smem = reinterpret_cast<float*>(gemm_smem);
   int tile_m, tile_n;
   block_tile(tile_m, tile_n);
+  batch_offsets(s, A, B, C);
   const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
   const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
   const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);

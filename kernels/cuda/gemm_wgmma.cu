@@ -102,7 +102,15 @@ struct WgArgs {
   float* C;
   const float* Q;  // K-major: element (row, k) at Q[row * ldq + k]
   std::int64_t ldq;
+  // The batch (GemmProblem::batch, grid.z): the z-th Q and C at these strides.
+  std::int64_t stride_q, stride_c;
 };
+
+// A tile's copy from the block's matrix of the batch. The maps are 3D even for one matrix: a
+// branch between 2D and 3D copies cost the tf32x3 kernels spills.
+__device__ __forceinline__ void tma_tile(void* dst, const CUtensorMap* map, int c0, int c1, std::uint64_t* bar) {
+  sm90::tma_load_3d(dst, map, c0, c1, static_cast<int>(blockIdx.z), bar);
+}
 
 template <bool SPLIT, bool P_KMAJOR, bool SWAP>
 __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_constant__ CUtensorMap p_map,
@@ -142,9 +150,9 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
   // P's copy into stage st, completing on bar.
   auto copy_p = [&](int t, int st, std::uint64_t* bar) {
     if constexpr (P_KMAJOR)
-      sm90::tma_load_2d(p_tile(st), &p_map, t * kBK, p0, bar);
+      tma_tile(p_tile(st), &p_map, t * kBK, p0, bar);
     else
-      for (int j = 0; j < kBM / 32; ++j) sm90::tma_load_2d(p_tile(st) + j * 1024, &p_map, p0 + 32 * j, t * kBK, bar);
+      for (int j = 0; j < kBM / 32; ++j) tma_tile(p_tile(st) + j * 1024, &p_map, p0 + 32 * j, t * kBK, bar);
   };
 
   if (wg == 0) {
@@ -155,7 +163,7 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
           const int st = t % S;
           sm90::mbar_wait(&empty[st], ((t / S) & 1) ^ 1);
           sm90::mbar_arrive_expect_tx(&landed[st], Cfg::Q_BYTES + Cfg::P_BYTES);
-          sm90::tma_load_2d(q_tile(st), &q_map, t * kBK, q0, &landed[st]);
+          tma_tile(q_tile(st), &q_map, t * kBK, q0, &landed[st]);
           copy_p(t, st, &landed[st]);
         }
       } else if (tid >= 32) {  // warps 1-3: Q rounded in place
@@ -177,7 +185,7 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
       constexpr int ROW_STEP = 128 / 8, PER = BN / ROW_STEP;
       const int r = tid, chunk = r % 8, row0 = r / 8;
       const int rows_left = s.nq - q0 - row0;  // rows of Q from this thread's first on
-      const float* qb = s.Q + static_cast<std::int64_t>(q0 + row0) * s.ldq + 4 * chunk;
+      const float* qb = s.Q + blockIdx.z * s.stride_q + static_cast<std::int64_t>(q0 + row0) * s.ldq + 4 * chunk;
       const std::int64_t step = ROW_STEP * s.ldq;
       auto load = [&](int t, float4(&v)[PER]) {
         const int st = t % S, k0 = t * kBK + 4 * chunk;
@@ -289,6 +297,7 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
       for (int i = 0; i < ACC; ++i) sum[i] += acc[i];
   }
   const float* out = Cfg::PROMOTE ? sum : acc;
+  float* C = s.C + blockIdx.z * s.stride_c;
 
   // out[4 j + 2 h + e] is D(prow + 8 h, 8 j + 2 tq + e) of the block tile.
 #pragma unroll
@@ -302,9 +311,9 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
         const int q = q0 + 8 * j + 2 * tq + e;
         if (q >= s.nq) continue;
         if constexpr (SWAP)
-          store_c(s.C, s.ldc, q, i, s.alpha, s.beta, out[4 * j + 2 * h + e]);
+          store_c(C, s.ldc, q, i, s.alpha, s.beta, out[4 * j + 2 * h + e]);
         else
-          store_c(s.C, s.ldc, i, q, s.alpha, s.beta, out[4 * j + 2 * h + e]);
+          store_c(C, s.ldc, i, q, s.alpha, s.beta, out[4 * j + 2 * h + e]);
       }
   }
 #endif
@@ -323,40 +332,46 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 
-// A rows x inner f32 matrix (leading dimension ld) in boxes of 32 (inner) x box_rows, 128-byte swizzle.
+// batch rows x inner f32 matrices (leading dimension ld, `stride` elements apart; one matrix:
+// stride ignored) in boxes of 32 (inner) x box_rows x 1, 128-byte swizzle.
 bool encode(CUtensorMap& map, const float* base, std::int64_t inner, std::int64_t rows, std::int64_t ld,
-            int box_rows) {
+            int box_rows, std::int64_t batch, std::int64_t stride) {
   auto fn = tensor_map_encoder();
   if (!fn) return false;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 4};
-  const cuuint32_t box[2] = {32, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  return fn(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box, elem_strides,
-            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(batch)};
+  if (batch == 1) stride = ld * rows;  // a valid stride the copies never use
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(ld) * 4, static_cast<cuuint64_t>(stride) * 4};
+  const cuuint32_t box[3] = {32, static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  return fn(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(base), dims, strides, box,
+            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 bool tma_ok(const float* p, std::int64_t ld) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
 template <bool SPLIT, bool P_KMAJOR, bool SWAP>
-cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, cudaStream_t stream) {
+cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, std::int64_t batch,
+                   cudaStream_t stream) {
   auto kernel = gemm_wgmma_kernel<SPLIT, P_KMAJOR, SWAP>;
   constexpr int smem = WgCfg<SPLIT>::SMEM_BYTES;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
     return e;
   constexpr int BN = WgCfg<SPLIT>::BN;
-  const dim3 grid(static_cast<unsigned>((a.nq + BN - 1) / BN), static_cast<unsigned>((a.mp + kBM - 1) / kBM));
-  if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+  const dim3 grid(static_cast<unsigned>((a.nq + BN - 1) / BN), static_cast<unsigned>((a.mp + kBM - 1) / kBM),
+                  static_cast<unsigned>(batch));
+  if (grid.y > 65535u || batch < 1 || batch > 65535) return cudaErrorInvalidConfiguration;
   kernel<<<grid, kThreads, smem, stream>>>(p, q, a);
   return cudaGetLastError();
 }
 
 template <bool SPLIT>
 cudaError_t launch_split(bool p_kmajor, bool swap, const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a,
-                         cudaStream_t stream) {
-  if (swap) return launch<SPLIT, false, true>(p, q, a, stream);  // P = B^T is never K-major
-  return p_kmajor ? launch<SPLIT, true, false>(p, q, a, stream) : launch<SPLIT, false, false>(p, q, a, stream);
+                         std::int64_t batch, cudaStream_t stream) {
+  if (swap) return launch<SPLIT, false, true>(p, q, a, batch, stream);  // P = B^T is never K-major
+  return p_kmajor ? launch<SPLIT, true, false>(p, q, a, batch, stream)
+                  : launch<SPLIT, false, false>(p, q, a, batch, stream);
 }
 
 }  // namespace
@@ -364,6 +379,8 @@ cudaError_t launch_split(bool p_kmajor, bool swap, const CUtensorMap& p, const C
 bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B) {
   if (s.math == MathMode::exact || s.k == 0 || s.m > INT_MAX || s.n > INT_MAX) return false;
   if (s.ta && !s.tb) return false;  // no K-major operand
+  // A batch's matrices must start 16 bytes apart too.
+  if (s.batch > 1 && (s.batch > 65535 || s.stride_a % 4 != 0 || s.stride_b % 4 != 0)) return false;
   return tma_ok(A, s.lda) && tma_ok(B, s.ldb) && tensor_map_encoder() != nullptr;
 }
 
@@ -380,18 +397,21 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
   a.C = C;
   a.Q = swap ? A : B;  // A stored m x k, or B stored n x k
   a.ldq = swap ? s.lda : s.ldb;
+  a.stride_q = s.batch > 1 ? (swap ? s.stride_a : s.stride_b) : 0;
+  a.stride_c = s.batch > 1 ? s.stride_c : 0;
+  const std::int64_t nb = s.batch, stride_p = swap ? s.stride_b : s.stride_a;
   CUtensorMap p{}, q{};  // q: Q's copy (tf32 only, WgCfg::Q_TMA)
-  bool ok = s.math == MathMode::tf32x3 || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math));
+  bool ok = s.math == MathMode::tf32x3 || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math), nb, a.stride_q);
   bool p_kmajor = false;
   if (swap) {  // P = B (k x n: rows of P contiguous)
-    ok = ok && encode(p, B, s.n, s.k, s.ldb, kBK);
+    ok = ok && encode(p, B, s.n, s.k, s.ldb, kBK, nb, stride_p);
   } else {  // P = op(A)
     p_kmajor = !s.ta;
-    ok = ok && (p_kmajor ? encode(p, A, s.k, s.m, s.lda, kBM) : encode(p, A, s.m, s.k, s.lda, kBK));
+    ok = ok && (p_kmajor ? encode(p, A, s.k, s.m, s.lda, kBM, nb, stride_p) : encode(p, A, s.m, s.k, s.lda, kBK, nb, stride_p));
   }
   if (!ok) return cudaErrorInvalidValue;
-  return s.math == MathMode::tf32x3 ? launch_split<true>(p_kmajor, swap, p, q, a, stream)
-                                    : launch_split<false>(p_kmajor, swap, p, q, a, stream);
+  return s.math == MathMode::tf32x3 ? launch_split<true>(p_kmajor, swap, p, q, a, nb, stream)
+                                    : launch_split<false>(p_kmajor, swap, p, q, a, nb, stream);
 }
 
 }  // namespace tessera::cuda

@@ -248,6 +248,9 @@ struct GemmProblem {
   bool narrow = false;  // GemmTile<T, true> (Tf32GemmTile<true> for the TF32 modes)
   std::int64_t lda = 0, ldb = 0, ldc = 0;
   MathMode math = MathMode::exact;  // f32 only: tf32 and tf32x3 run on Tf32GemmTile
+  // batch independent products (grid.z), the i-th at A + i stride_a, B + i stride_b, C + i
+  // stride_c (the Winograd convolution's a^2 channel sums, conv_winograd.cu).
+  std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
 };
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
@@ -255,6 +258,7 @@ cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T
 // plugin targets sm_90, TESSERA_CUDA_WGMMA, and run only on compute capability 9.0). Applies
 // where one operand is K-major in memory (not op(A) = A^T with op(B) = B), both bases are 16-byte
 // aligned and both leading dimensions multiples of 4 (the copy engine's rule).
+// A batch's strides must keep every matrix 16-byte aligned.
 bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B);
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
                               cudaStream_t stream);
@@ -345,5 +349,26 @@ struct ConvLayerShape {
 template <class T>
 cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
                               T* out, int2* table, cudaStream_t stream);
+
+// The conv layer as Winograd's F(m x m, 3 x 3), m = 2 or 4 (kernels/cuda/conv_winograd.cu;
+// transforms: tessera/winograd.hpp), for 3 x 3 filters with stride 1: the transforms around a
+// batched GEMM M[e] = U[e] V[e] that the caller launches (a^2 products, a = m + 2, each K x T
+// with inner dimension C). U: a^2 x K x C (leading dimension ldu >= C); V: a^2 x C x T and M:
+// a^2 x K x T (leading dimension ldt >= T); T = N tiles_h tiles_w tiles of the N images given (a
+// chunk of the batch: in and out point at its first image).
+struct WinogradShape {
+  int m = 4;
+  std::int64_t N = 0, C = 0, H = 0, W = 0, K = 0, P = 0, Q = 0;
+  std::int64_t pad_h = 0, pad_w = 0;
+  std::int64_t tiles_h = 0, tiles_w = 0;  // ceil(P / m), ceil(Q / m)
+  std::int64_t ldt = 0;
+};
+template <class T>
+cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ldu, const T* filter, T* U,
+                                   cudaStream_t stream);
+template <class T>
+cudaError_t launch_winograd_input(const WinogradShape& s, const T* in, T* V, cudaStream_t stream);
+template <class T>
+cudaError_t launch_winograd_output(const WinogradShape& s, const T* M, T* out, cudaStream_t stream);
 
 }  // namespace tessera::cuda

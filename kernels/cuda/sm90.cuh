@@ -42,12 +42,14 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
 }
 
 // ---------------------------------------------------------------- bulk tensor copy
-// The box of `map` at coordinates (c0 innermost, c1) into shared memory at dst; completes on bar.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1, std::uint64_t* bar) {
+// The box of a 3D `map` at coordinates (c0 innermost, c1, c2) into shared memory at dst;
+// completes on bar.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                            std::uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
           "r"(smem_addr(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(bar))
       : "memory");
 }
 // Orders this thread's ordinary shared-memory writes before later reads by the async proxy

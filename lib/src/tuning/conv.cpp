@@ -15,6 +15,17 @@ const std::vector<ParamSpec>& conv_params() {
        {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/*", 1}}},
       {"conv.rows", "conv2d gpu kernels: outputs per work-item along a column", 1, 64, Shape::any,
        {{"opencl/nvidia", 4}, {"opencl/amd-gcn", 4}, {"opencl/generic", 2}, {"opencl/*", 1}}},
+      // Winograd's F(4 x 4, 3 x 3) does 4x fewer multiplies than the direct sum (2.25x for F(2 x 2))
+      // for 2.25x (4x) the input's and output's traffic in transforms: the GEMM dominates once
+      // C and K are a few tens (measured: bench/RESULTS.md, session 14).
+      {"conv_layer.winograd",
+       "CUDA conv_layer, 3 x 3 filters with stride 1: -1 Winograd where C and K are >= 16 (F(4 x 4, 3 x 3); "
+       "F(2 x 2, 3 x 3) under tf32), else the implicit GEMM; 0 the implicit GEMM; 1 F(2 x 2, 3 x 3); 2 F(4 x 4, 3 x 3)",
+       -1, 2, Shape::any, {{"cuda/*", -1}}},
+      // The transformed input and products of a chunk of images (the filters' once): larger
+      // batches run in chunks of images, so the workspace stays bounded.
+      {"conv_layer.winograd_mb", "CUDA conv_layer: MiB of Winograd workspace per chunk of images", 1, 1 << 20,
+       Shape::any, {{"cuda/*", 256}}},
       // A thread is worth starting for this many multiply-adds (a fork/join costs microseconds).
       {"conv.min_macs_per_thread", "cpu: multiply-adds per thread below which fewer threads run", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 1 << 20}}},

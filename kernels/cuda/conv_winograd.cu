@@ -1,0 +1,183 @@
+// conv_layer as Winograd's F(m x m, 3 x 3) (transforms and error bound: tessera/winograd.hpp):
+// three elementwise transform kernels around a batched GEMM that the backend launches on gemm's
+// tiles (backends/cuda/conv.cpp):
+//   filter: U[e][k][c] = (G g_kc G^T)[e]          one thread per (k, c)
+//   input:  V[e][c][t] = (B^T d_ct B)[e]          one thread per (c, t), t = (n, tile row, tile column)
+//   GEMM:   M[e] = U[e] (K x C) * V[e] (C x T)    a^2 products of the same shape
+//   output: out(n, k, tile) = A^T M[.][k][t] A    one thread per (k, t)
+// e runs over the a x a transform positions (a = m + 2). t is the fastest index of V and M, so
+// each transform writes (and the output transform reads) a^2 coalesced rows. Bound: the GEMM's
+// FLOPs (a^2 C K T multiply-adds, (a / m)^2 / 9 of the direct algorithm's) plus the transforms'
+// traffic: V and M are a^2 / m^2 times the input and output (2.25x for F(4 x 4)), each written
+// once and read once.
+#include <type_traits>
+
+#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/launch.hpp"
+#include "tessera/winograd.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+// acc + c x for a compile-time coefficient c (after unrolling): no multiply by 0 or +-1 (IEEE
+// semantics keep x * 0 in the code otherwise), the others rounded to T.
+template <class T>
+__device__ __forceinline__ T add_term(T acc, double c, T x) {
+  if (c == 0.0) return acc;
+  if (c == 1.0) return acc + x;
+  if (c == -1.0) return acc - x;
+  return acc + static_cast<T>(c) * x;
+}
+
+// The 1D transform y = F x of every row (ROWS_IN = rows of x) of x (R x IN) into y (R x OUT):
+// y[r][i] = sum_j coef(i, j) x[r][j]; the 2D transforms are two such passes, the second over the
+// transposed intermediate.
+template <int M, int OUT, int IN, int R, class T, class Coef>
+__device__ __forceinline__ void transform_rows(const T (&x)[R][IN], T (&y)[OUT][R], Coef coef) {
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int i = 0; i < OUT; ++i) {
+      T acc = T(0);
+#pragma unroll
+      for (int j = 0; j < IN; ++j) acc = add_term(acc, coef(M, i, j), x[r][j]);
+      y[i][r] = acc;  // stored transposed: the next pass transforms the other dimension
+    }
+}
+
+struct GCoef {
+  __device__ constexpr double operator()(int m, int i, int j) const { return winograd::g(m, i, j); }
+};
+struct BtCoef {
+  __device__ constexpr double operator()(int m, int i, int j) const { return winograd::bt(m, i, j); }
+};
+struct AtCoef {
+  __device__ constexpr double operator()(int m, int i, int j) const { return winograd::at(m, i, j); }
+};
+
+template <int M, class T>
+__global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int64_t ldu, const T* __restrict__ filter,
+                                       T* __restrict__ U) {
+  constexpr int A = winograd::tile(M);
+  const std::int64_t KC = K * C;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < KC;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    T g[3][3];
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) g[r][s] = filter[i * 9 + r * 3 + s];
+    T gt[A][3], u[A][A];
+    transform_rows<M>(g, gt, GCoef{});  // gt[i][r] = (g G^T)[r][i]
+    transform_rows<M>(gt, u, GCoef{});  // u[j][i] = (G g G^T)[j][i]
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) U[((a * A + b) * K + i / C) * ldu + i % C] = u[a][b];
+  }
+}
+
+template <int M, class T>
+__global__ void winograd_input_kernel(WinogradShape s, const T* __restrict__ in, T* __restrict__ V) {
+  constexpr int A = winograd::tile(M);
+  const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w, CT = s.C * tiles;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < CT;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t c = i / tiles, t = i % tiles;
+    const std::int64_t n = t / (s.tiles_h * s.tiles_w), tw = t % s.tiles_w, th = t / s.tiles_w % s.tiles_h;
+    const T* img = in + (n * s.C + c) * s.H * s.W;
+    const std::int64_t h0 = th * M - s.pad_h, w0 = tw * M - s.pad_w;
+    T d[A][A];
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        const std::int64_t h = h0 + a, w = w0 + b;
+        d[a][b] = h >= 0 && h < s.H && w >= 0 && w < s.W ? img[h * s.W + w] : T(0);
+      }
+    T x[A][A], v[A][A];
+    transform_rows<M>(d, x, BtCoef{});  // x[j][a] = (d B)[a][j]
+    transform_rows<M>(x, v, BtCoef{});  // v[i][j] = (B^T d B)[i][j]
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) V[((a * A + b) * s.C + c) * s.ldt + t] = v[a][b];
+  }
+}
+
+template <int M, class T>
+__global__ void winograd_output_kernel(WinogradShape s, const T* __restrict__ Mt, T* __restrict__ out) {
+  constexpr int A = winograd::tile(M);
+  const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w, KT = s.K * tiles;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < KT;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t k = i / tiles, t = i % tiles;
+    const std::int64_t n = t / (s.tiles_h * s.tiles_w), tw = t % s.tiles_w, th = t / s.tiles_w % s.tiles_h;
+    T mm[A][A];
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) mm[a][b] = Mt[((a * A + b) * s.K + k) * s.ldt + t];
+    T x[M][A], y[M][M];
+    transform_rows<M>(mm, x, AtCoef{});  // x[j][a] = (mm A)[a][j]
+    transform_rows<M>(x, y, AtCoef{});   // y[i][j] = (A^T mm A)[i][j]
+    T* o = out + (n * s.K + k) * s.P * s.Q;
+    const std::int64_t p0 = th * M, q0 = tw * M;
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int b = 0; b < M; ++b)
+        if (p0 + a < s.P && q0 + b < s.Q) o[(p0 + a) * s.Q + q0 + b] = y[a][b];
+  }
+}
+
+// Threads per block, and a cap on the blocks (the kernels stride over the rest).
+constexpr int kWinogradBlock = 128;
+unsigned winograd_blocks(std::int64_t items) { return blocks_for(imin64(items, std::int64_t{1} << 30), kWinogradBlock); }
+
+template <class T, class Launch>
+cudaError_t launch_for(int m, Launch&& launch) {
+  if (m == 2) launch(std::integral_constant<int, 2>{});
+  else if (m == 4) launch(std::integral_constant<int, 4>{});
+  else return cudaErrorInvalidValue;
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ldu, const T* filter, T* U,
+                                   cudaStream_t stream) {
+  const unsigned blocks = winograd_blocks(K * C);
+  return launch_for<T>(m, [&](auto M) {
+    winograd_filter_kernel<decltype(M)::value, T><<<blocks, kWinogradBlock, 0, stream>>>(K, C, ldu, filter, U);
+  });
+}
+
+template <class T>
+cudaError_t launch_winograd_input(const WinogradShape& s, const T* in, T* V, cudaStream_t stream) {
+  const unsigned blocks = winograd_blocks(s.C * s.N * s.tiles_h * s.tiles_w);
+  return launch_for<T>(s.m, [&](auto M) {
+    winograd_input_kernel<decltype(M)::value, T><<<blocks, kWinogradBlock, 0, stream>>>(s, in, V);
+  });
+}
+
+template <class T>
+cudaError_t launch_winograd_output(const WinogradShape& s, const T* Mt, T* out, cudaStream_t stream) {
+  const unsigned blocks = winograd_blocks(s.K * s.N * s.tiles_h * s.tiles_w);
+  return launch_for<T>(s.m, [&](auto M) {
+    winograd_output_kernel<decltype(M)::value, T><<<blocks, kWinogradBlock, 0, stream>>>(s, Mt, out);
+  });
+}
+
+#define TESSERA_WINOGRAD_INSTANTIATE(T)                                                                         \
+  template cudaError_t launch_winograd_filter<T>(int, std::int64_t, std::int64_t, std::int64_t, const T*, T*,     \
+                                                 cudaStream_t);                                                \
+  template cudaError_t launch_winograd_input<T>(const WinogradShape&, const T*, T*, cudaStream_t);             \
+  template cudaError_t launch_winograd_output<T>(const WinogradShape&, const T*, T*, cudaStream_t);
+TESSERA_WINOGRAD_INSTANTIATE(float)
+TESSERA_WINOGRAD_INSTANTIATE(double)
+#undef TESSERA_WINOGRAD_INSTANTIATE
+
+}  // namespace tessera::cuda
