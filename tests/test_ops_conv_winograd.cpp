@@ -3,7 +3,8 @@
 // device, f32 in every math mode and f64, against an f64 convolution computed here under the
 // contract's bound (support/winograd.hpp: the larger of the direct and the Winograd bounds).
 // Shapes: output tiles cut by the image's edges for m = 2 and 4, pads 0 to 2, C and K on both
-// sides of the backends' thresholds (CUDA: 16), a 1 x 1 output, and a batch that the CUDA
+// sides of the backends' thresholds (CUDA: 16 for Winograd, 96 and 128 for the products'
+// orientation), a 1 x 1 output, and a batch that the CUDA
 // workspace splits into chunks when conv_layer.winograd_mb is small (ctest
 // cuda.conv_winograd_f4_chunked). ctest reruns this file with each tile forced on CUDA.
 #include <doctest/doctest.h>
@@ -153,6 +154,8 @@ TEST_CASE_TEMPLATE("conv_layer: 3x3 stride-1 layers (Winograd's shapes) within t
       {5, 17, 4, 4, 17, 1},    // 4 x 4 outputs: one F(4 x 4) tile per image
       {2, 24, 3, 3, 16, 0},    // a 1 x 1 output: most of the tile outside the image
       {3, 5, 9, 9, 7, 1},      // C and K below the CUDA default's threshold
+      {2, 16, 9, 11, 128, 1},  // K fills the GEMM's row tiles: CUDA's products K x T (else T x K)
+      {1, 20, 7, 7, 200, 0},   // K = 200: 78 % of two row tiles, still K x T
   };
   std::uint32_t seed = 900;
   for (const WinoCase& c : cases) winograd_case<T>(c, seed += 3);

@@ -84,7 +84,7 @@ int CudaBackend::winograd_tile(const ConvLayerShape& s, MathMode math) const {
 }
 
 // The transforms around one batched GEMM per chunk of images: the filters' transform U once,
-// then per chunk the input's V, the a^2 products M[e] = U[e] V[e] (gemm's tiles in the call's
+// then per chunk the input's V, the a^2 products M^T[e] = V[e]^T U[e]^T (gemm's tiles in the call's
 // math mode, so tf32 / tf32x3 apply to the transformed operands) and the output transform.
 // Chunks of as many images as fit conv_layer.winograd_mb of workspace (at least one).
 template <class T>
@@ -108,34 +108,56 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
   // 16-byte aligned (Hopper's wgmma kernel copies whole 16-byte rows; gemm's 16-byte loads), every
   // section 256-byte aligned.
   auto up = [](std::int64_t e, std::int64_t to) { return (e + to - 1) / to * to; };
-  const std::int64_t ldu = up(s.C, 4), u_elems = up(aa * s.K * ldu, 64);
-  const std::int64_t per_image = aa * tiles1 * (s.C + s.K);
+  const std::int64_t ldu = up(s.C, 4), ldk = up(s.K, 4), u_elems = up(aa * s.K * ldu, 64);
+  const std::int64_t per_image = aa * tiles1 * (s.C + ldk);
   const std::int64_t budget = tune_.get("conv_layer.winograd_mb") * (std::int64_t{1} << 20) / std::int64_t{sizeof(T)};
   const std::int64_t chunk = std::clamp<std::int64_t>((budget - u_elems) / per_image, 1, s.N);
   const std::int64_t ldt_max = up(chunk * tiles1, 4);
-  const std::int64_t v_elems = up(aa * s.C * ldt_max, 64), m_elems = up(aa * s.K * ldt_max, 64);
+  const std::int64_t v_elems = up(aa * s.C * ldt_max, 64), m_elems = up(aa * ldt_max * ldk, 64);
   T* U = static_cast<T*>(
       ConvState::of(queue_of(q)).winograd.ensure(static_cast<std::size_t>(u_elems + v_elems + m_elems) * sizeof(T)));
   T* V = U + u_elems;
   T* M = V + v_elems;
   TESSERA_CUDA_CHECK(launch_winograd_filter<T>(m, s.K, s.C, ldu, filter, U, stream));
+  w.ldk = ldk;
+  // The products K x T unless K would leave the GEMM's 128-row tiles (GemmTile, Tf32GemmTile)
+  // less than 3/4 full: then T x K, where narrow tiles fit K. K x T measured faster where both
+  // fill (the output transform reads it in rows: bench/RESULTS.md, session 14).
+  const std::int64_t tile_rows = GemmTile<float>::BM;
+  static_assert(GemmTile<float>::BM == Tf32GemmTile<>::BM, "one row tile for every mode");
+  w.tk = 4 * s.K < 3 * ((s.K + tile_rows - 1) / tile_rows * tile_rows);
   for (std::int64_t n0 = 0; n0 < s.N; n0 += chunk) {
     w.N = std::min(chunk, s.N - n0);
     const std::int64_t tiles = w.N * tiles1;
     w.ldt = up(tiles, 4);
     TESSERA_CUDA_CHECK(launch_winograd_input<T>(w, in + n0 * s.C * s.H * s.W, V, stream));
     GemmProblem g;
-    g.m = s.K;
-    g.n = tiles;
     g.k = s.C;
-    g.lda = ldu;
-    g.ldb = g.ldc = w.ldt;
     g.math = math;
     g.batch = aa;
-    g.stride_a = s.K * ldu;
-    g.stride_b = s.C * w.ldt;
-    g.stride_c = s.K * w.ldt;
-    enqueue_gemm<T>(g, T(1), U, V, T(0), M, stream);
+    if (w.tk) {  // M^T[e] = V[e]^T U[e]^T: T x K
+      g.m = tiles;
+      g.n = s.K;
+      g.ta = g.tb = true;
+      g.lda = w.ldt;
+      g.ldb = ldu;
+      g.ldc = ldk;
+      g.stride_a = s.C * w.ldt;
+      g.stride_b = s.K * ldu;
+      g.stride_c = w.ldt * ldk;
+    } else {  // M[e] = U[e] V[e]: K x T
+      g.m = s.K;
+      g.n = tiles;
+      g.lda = ldu;
+      g.ldb = g.ldc = w.ldt;
+      g.stride_a = s.K * ldu;
+      g.stride_b = s.C * w.ldt;
+      g.stride_c = s.K * w.ldt;
+    }
+    if (w.tk)
+      enqueue_gemm<T>(g, T(1), V, U, T(0), M, stream);
+    else
+      enqueue_gemm<T>(g, T(1), U, V, T(0), M, stream);
     TESSERA_CUDA_CHECK(launch_winograd_output<T>(w, M, out + n0 * s.K * s.P * s.Q, stream));
   }
 }

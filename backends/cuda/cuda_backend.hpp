@@ -146,7 +146,7 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   void stencil_general(QueueImpl& q, const StencilSpec& spec, const GridView& u, int steps);
   // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
   template <class T, template <class, bool> class Tile>
-  bool narrow_tiles(std::int64_t m, std::int64_t n) const;
+  bool narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch = 1) const;
   // Hopper's wgmma gemm kernel: built (for sm_90a: TESSERA_CUDA_WGMMA) and this device is 9.0,
   // the only one its machine code runs on.
   bool has_wgmma() const {

@@ -17,17 +17,19 @@ using Tf32TileOf = Tf32GemmTile<NARROW>;
 // Narrow tiles when the wide tiles would leave the SMs noticeably idle (a partly filled last
 // wave, or n much narrower than a wide tile). Narrow tiles reuse each A fragment half as often,
 // so they must win clearly (Tile::NARROW_MARGIN). gemm.tiles forces one: 0 wide, 1 narrow.
+// batch: that many m x n products side by side in the waves (each with its own edge tiles).
 template <class T, template <class, bool> class Tile>
-bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n) const {
+bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch) const {
   const int forced = tune_.get("gemm.tiles");
   if (forced >= 0) return forced == 1;
   // Useful share of the block-slots the grid occupies: partial edge tiles and a partly filled
   // last wave both count as idle.
   auto efficiency = [&](std::int64_t bm, std::int64_t bn, int per_sm) {
-    const std::int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    const std::int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * batch;
     const std::int64_t slots = static_cast<std::int64_t>(per_sm) * (sm_count() > 0 ? sm_count() : 1);
     const std::int64_t waves = (tiles + slots - 1) / slots;
-    return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(waves * slots * bm * bn);
+    return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch) /
+           static_cast<double>(waves * slots * bm * bn);
   };
   using W = Tile<T, false>;
   using N = Tile<T, true>;
@@ -36,7 +38,11 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n) const {
 
 // wgmma (gemm.tf32_kernel): built for sm_90a, so only on compute capability 9.0; where the
 // operands allow (gemm_wgmma_applies) and, by default, where its tiles (one block per SM) give
-// every SM one: fewer leave SMs idle that mma.sync's 128 x 128 tiles (two per SM) would use.
+// every SM one (fewer leave SMs idle that mma.sync's 128 x 128 tiles, two per SM, would use) and
+// its wide Q tile is not mostly empty: a product with few rows of Q (the conv layer's Winograd
+// products with K = 64 filters fill a quarter of a 256-row tile) runs faster on mma.sync's tiles,
+// which fit it (64 wide along n). wgmma's rate over mma.sync's on full tiles, measured at n =
+// 4096 (H100, bench/RESULTS.md session 13): tf32 0.657 against 1.588 ms, tf32x3 1.565 against 2.809.
 inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const float* B) const {
 #ifdef TESSERA_CUDA_WGMMA
   const int forced = tune_.get("gemm.tf32_kernel");
@@ -47,7 +53,11 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
   const std::int64_t p = swap ? s.n : s.m, q = swap ? s.m : s.n;  // rows of P and of Q
   const std::int64_t bn = gemm_wgmma_tile_n(s.math);
   const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + bn - 1) / bn) * s.batch;
-  return tiles >= sm_count();
+  if (tiles < sm_count()) return false;
+  auto fill = [q](std::int64_t tile) { return static_cast<double>(q) / static_cast<double>((q + tile - 1) / tile * tile); };
+  const double speedup = s.math == MathMode::tf32 ? 1.588 / 0.657 : 2.809 / 1.565;
+  const std::int64_t mma_tile = swap ? Tf32GemmTile<>::BM : Tf32GemmTile<true>::BN;  // along Q's rows
+  return speedup * fill(bn) >= fill(mma_tile);
 #else
   (void)s, (void)A, (void)B;
   return false;
@@ -55,8 +65,7 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
 }
 
 // One gemm (or batch of them) on the kernel the two choices above pick: gemm and the conv
-// layer's Winograd products. A batch's products fill the waves together, so the tile choice
-// sees them side by side (n x batch columns; each product's own edge tiles are not modelled).
+// layer's Winograd products.
 template <class T>
 void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) const {
 #ifdef TESSERA_CUDA_WGMMA  // gemm_wgmma.cu is built
@@ -67,8 +76,8 @@ void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, 
     }
   }
 #endif
-  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n * s.batch)
-                                       : narrow_tiles<T, Tf32TileOf>(s.m, s.n * s.batch);
+  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n, s.batch)
+                                       : narrow_tiles<T, Tf32TileOf>(s.m, s.n, s.batch);
   // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
   TESSERA_CUDA_CHECK(launch_gemm<T>(s, alpha, A, B, beta, C, stream));
 }

@@ -352,16 +352,18 @@ cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode mat
 
 // The conv layer as Winograd's F(m x m, 3 x 3), m = 2 or 4 (kernels/cuda/conv_winograd.cu;
 // transforms: tessera/winograd.hpp), for 3 x 3 filters with stride 1: the transforms around a
-// batched GEMM M[e] = U[e] V[e] that the caller launches (a^2 products, a = m + 2, each K x T
-// with inner dimension C). U: a^2 x K x C (leading dimension ldu >= C); V: a^2 x C x T and M:
-// a^2 x K x T (leading dimension ldt >= T); T = N tiles_h tiles_w tiles of the N images given (a
-// chunk of the batch: in and out point at its first image).
+// batched GEMM that the caller launches: a^2 products (a = m + 2) with inner dimension C, either
+// M[e] = U[e] V[e] (K x T, tk false) or M^T[e] = V[e]^T U[e]^T (T x K, tk true). U: a^2 x K x C
+// (leading dimension ldu >= C); V: a^2 x C x T (leading dimension ldt >= T); M: a^2 x K x T
+// (leading dimension ldt) or M^T: a^2 x ldt x K (leading dimension ldk >= K); T = N tiles_h
+// tiles_w tiles of the N images given (a chunk of the batch: in and out point at its first image).
 struct WinogradShape {
   int m = 4;
   std::int64_t N = 0, C = 0, H = 0, W = 0, K = 0, P = 0, Q = 0;
   std::int64_t pad_h = 0, pad_w = 0;
   std::int64_t tiles_h = 0, tiles_w = 0;  // ceil(P / m), ceil(Q / m)
-  std::int64_t ldt = 0;
+  std::int64_t ldt = 0, ldk = 0;
+  bool tk = false;
 };
 template <class T>
 cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ldu, const T* filter, T* U,
