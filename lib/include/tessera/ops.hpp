@@ -230,7 +230,11 @@ template <class T>
 void conv2d(const Queue& q, ConvMode mode, const DenseMatrix<T>& image, const DenseMatrix<T>& filter,
             DenseMatrix<T>& out);
 /// CNN layer forward pass: in N x C x H x W, filter K x C x R x S, out N x K x P x Q with
-/// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size).
+/// P = (H + 2 pad_h - R) / stride_h + 1 and Q likewise (see conv_output_size); a cross-correlation
+/// (no filter flip). Accuracy: the direct sum's bound for C R S terms (types.hpp, per math mode),
+/// except that a backend may run a 3 x 3 layer with stride 1 as Winograd's F(2 x 2, 3 x 3) or
+/// F(4 x 4, 3 x 3), whose bound is the larger one of tessera/winograd.hpp (CUDA does by default
+/// where C and K are 16 or more; TESSERA_TUNE=cuda:conv_layer.winograd=0 keeps the direct sum).
 template <class T>
 void conv_layer(const ConvParams& params, const Tensor4<T>& in, const Tensor4<T>& filter, Tensor4<T>& out);
 /// conv_layer on q. f32 layers run in q's math mode (Queue::set_math_mode; exact unless set).
