@@ -28,7 +28,7 @@ CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, t
     for (double e : oracle.expected) scale = std::max(scale, std::fabs(e));
   if (!(scale > 0)) scale = 1.0;  // an all-zero expected result: absolute error
 
-  double worst = 0.0;
+  double worst = 0.0, total = 0.0;
   std::int64_t worst_at = -1;
   for (std::size_t i = 0; i < oracle.expected.size(); ++i) {
     const auto pos = full ? static_cast<std::int64_t>(i) : oracle.index[i];
@@ -37,7 +37,9 @@ CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, t
       r.detail = "result has " + std::to_string(got.size()) + " elements, sample index " + std::to_string(pos);
       return r;
     }
-    const double err = std::fabs(got[static_cast<std::size_t>(pos)] - oracle.expected[i]) / scale;
+    const double s = oracle.entry_scale.empty() ? scale : oracle.entry_scale[i] > 0 ? oracle.entry_scale[i] : 1.0;
+    const double err = std::fabs(got[static_cast<std::size_t>(pos)] - oracle.expected[i]) / s;
+    total += err;
     if (!(err <= worst)) {  // also catches NaN, which then stays the worst
       worst = err;
       worst_at = pos;
@@ -45,6 +47,7 @@ CheckResult check_result(const Oracle& oracle, const std::vector<double>& got, t
     }
   }
   r.error = worst;
+  if (!oracle.expected.empty()) r.mean_error = total / static_cast<double>(oracle.expected.size());
   if (worst <= tol) {
     r.status = "ok";
     return r;

@@ -7,7 +7,9 @@
 // dot product, so a sample checks every tile of the result with high probability).
 //
 // Error = max |got - expected| / scale, scale = max |expected| (or the workload's own scale,
-// e.g. sum |x_i| for a reduction). Pass when error <= tolerance(dtype); NaN fails.
+// e.g. sum |x_i| for a reduction; or per entry, Oracle::entry_scale: badly scaled gemm data).
+// Pass when error <= tolerance(dtype); NaN fails. The mean of
+// |got - expected| / scale over the checked entries is reported beside it.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +30,14 @@ struct Oracle {
   std::vector<std::int64_t> index;  // positions checked; empty: every element, in order
   std::vector<double> expected;
   double scale = 0.0;  // 0: max |expected|
+  std::vector<double> entry_scale;  // when given: each checked entry's own scale (replaces scale)
   bool available() const { return !source.empty(); }
 };
 
 struct CheckResult {
   std::string status;  // "ok", "FAILED", "unchecked" (no oracle)
   double error = -1.0; // relative error as defined above; < 0 when not computed
+  double mean_error = -1.0;  // its mean over the checked entries
   std::string detail;  // what failed, for the report
 };
 

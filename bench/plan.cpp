@@ -172,10 +172,11 @@ void measure_and_check(Row& row, Runner& runner, const Workload& w, const Peaks*
     return;
   }
   const CheckResult c = o.check ? check_result(oracle, got, w.dtype(), row.reduced_precision ? kTf32Tolerance : w.tolerance())
-                                : CheckResult{"unchecked", -1, "--no-check"};
+                                : CheckResult{"unchecked", -1, -1, "--no-check"};
   row.check = c.status;
   row.oracle = oracle.source;
   if (c.error >= 0) row.check_error = c.error;
+  if (c.mean_error >= 0) row.check_mean_error = c.mean_error;
   if (!c.detail.empty()) row.note = c.detail;
   if (c.status == "FAILED") {  // a wrong result is not a speed: no time, rate or ratio is reported for it
     char buf[64];

@@ -113,6 +113,7 @@ void write_json(const std::string& path, const RunInfo& i, const std::vector<Row
                        {"baseline", str_or_null(r.baseline)},
                        {"check", r.check},
                        {"check_error", num(r.check_error)},
+                       {"check_mean_error", num(r.check_mean_error)},
                        {"oracle", str_or_null(r.oracle)},
                        {"note", str_or_null(r.note)}});
   }

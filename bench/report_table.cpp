@@ -95,7 +95,7 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
   }
   const std::string head = pad("op", w_op) + "  dtype  " + pad("case", w_case) + "  " + pad("device", w_dev) + "  " +
                            pad("impl", w_impl) + "   reps  median ms     min ms     max ms  1st call ms   GFLOP/s     GB/s  % peak     " +
-                           " vs base            max rel err  check";
+                           " vs base            max rel err  mean rel err  check";
   std::vector<std::string> order;
   for (const Row& r : rows)
     if (std::find(order.begin(), order.end(), r.op) == order.end()) order.push_back(r.op);
@@ -124,7 +124,8 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
         line += pad(std::to_string(r.reps), 5, true) + pad(ms(r.median_ms), 11, true) + pad(ms(r.min_ms), 11, true) +
                 pad(ms(r.max_ms), 11, true) + pad(ms(r.first_call_ms), 13, true) + pad(rate(r.gflops), 10, true) + pad(rate(r.gbs), 9, true) + "  " +
                 pad(pct, 12) + pad(ratio, 18) + " " +
-                pad(std::isnan(r.check_error) ? "" : fmt("%.2e", r.check_error), 12) + " " + check;
+                pad(std::isnan(r.check_error) ? "" : fmt("%.2e", r.check_error), 12) + " " +
+                pad(std::isnan(r.check_mean_error) ? "" : fmt("%.2e", r.check_mean_error), 13) + " " + check;
         if (r.check == "unchecked" && !r.note.empty()) line += " (" + r.note + ")";
         // Solves to convergence: their iterations and their preconditioner's setup, beside the check.
         if (r.iterations >= 0) line += "  " + std::to_string(r.iterations) + " it";
@@ -153,7 +154,8 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "sample of entries computed on the host in double, for cases too slow for the reference); FAILED means "
                "a wrong result, not a time. max rel err: max |result - expected| / max |expected| over the checked "
                "entries (expected: summed in double; the reference rounds it to the dtype once), so speed is never "
-               "shown without the error it costs.\n"
+               "shown without the error it costs (badly scaled gemm data, \"x2^+-E\": each entry's error over its own sum "
+               "|a b|); mean rel err: the mean of the same ratio over those entries.\n"
                "tessera-tf32 / tessera-tf32x3: f32 gemm and conv_layer in the TF32 math modes (MathMode, "
                "tessera/types.hpp); tessera-tf32's ratio is against the fastest of the exact and TF32 baselines, "
                "tessera-tf32x3's against the exact ones.\n");

@@ -42,6 +42,7 @@ struct Row {
   // "ok", "FAILED", "unchecked" (no oracle), "n/a" (not implemented / unavailable), "error".
   std::string check;
   double check_error = NAN;
+  double check_mean_error = NAN;  // the mean of the same relative error over the checked entries
   std::string oracle;  // "reference", "sampled", ""
   std::string note;    // reason for n/a or error, or what failed
 

@@ -4,6 +4,7 @@
 //   bytes = (m*k + k*n + m*n) * sizeof(T) (each matrix once: the minimum traffic)
 // Bound by FLOP/s. Large cases are checked on a sample of entries (see check.hpp).
 #include <algorithm>
+#include <cmath>
 
 #include "baselines/baselines.hpp"
 #include "tessera/dense_matrix.hpp"
@@ -45,6 +46,15 @@ class GemmWorkload : public Workload {
     d_.m = d_.n = d_.k = n;
     d_.A = random_vector<T>(n * n, 0x5eed0401);
     d_.B = random_vector<T>(n * n, 0x5eed0402);
+    // scale_exp = E > 0: badly scaled data, each entry times 2^e with e uniform in [-E, E]
+    // (entries over 2E binary orders of magnitude; E = 40 keeps every sum of 2^13 products
+    // within FP32's range).
+    if (const std::int64_t e = spec().get("scale_exp"); e > 0)
+      for (auto* v : {&d_.A, &d_.B})
+        for (std::size_t i = 0; i < v->size(); ++i)
+          (*v)[i] = std::ldexp((*v)[i], static_cast<int>(mix64(0x5eed0404 + i + (v == &d_.B ? v->size() : 0)) %
+                                                         static_cast<std::uint64_t>(2 * e + 1)) -
+                                            static_cast<int>(e));
   }
   void release() override { d_ = {}; }
 
@@ -69,14 +79,23 @@ class GemmWorkload : public Workload {
           count == total ? s : static_cast<std::int64_t>(mix64(0x5eed0403 + static_cast<std::uint64_t>(s)) %
                                                          static_cast<std::uint64_t>(total));
     std::sort(o.index.begin(), o.index.end());
+    // Badly scaled data: each entry's error relative to its own magnitude sum |a b| (the scale
+    // the math modes' bounds are stated in, tessera/types.hpp); against max |expected| the
+    // entries far below the largest would hardly count.
+    const bool per_entry = spec().get("scale_exp") > 0;
+    if (per_entry) o.entry_scale.resize(static_cast<std::size_t>(count));
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::int64_t s = 0; s < count; ++s) {
       const std::int64_t i = o.index[static_cast<std::size_t>(s)] / d_.n, j = o.index[static_cast<std::size_t>(s)] % d_.n;
-      double acc = 0;
-      for (std::int64_t p = 0; p < d_.k; ++p)
-        acc += static_cast<double>(d_.A[static_cast<std::size_t>(i * d_.k + p)]) *
-               static_cast<double>(d_.B[static_cast<std::size_t>(p * d_.n + j)]);
+      double acc = 0, mag = 0;
+      for (std::int64_t p = 0; p < d_.k; ++p) {
+        const double prod = static_cast<double>(d_.A[static_cast<std::size_t>(i * d_.k + p)]) *
+                            static_cast<double>(d_.B[static_cast<std::size_t>(p * d_.n + j)]);
+        acc += prod;
+        mag += std::fabs(prod);
+      }
       o.expected[static_cast<std::size_t>(s)] = static_cast<double>(d_.alpha) * acc;  // beta = 0
+      if (per_entry) o.entry_scale[static_cast<std::size_t>(s)] = std::fabs(static_cast<double>(d_.alpha)) * mag;
     }
     return o;
   }
