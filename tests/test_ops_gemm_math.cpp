@@ -1,6 +1,6 @@
 // Math modes (MathMode, types.hpp) of f32 gemm and conv_layer: every mode on every device
 // against an f64 product computed here on the host, under the mode's bound; the TF32 rounding
-// rule by known answers; on devices with TF32 units (cuda) the tf32 result against the
+// rule by known answers; on devices with TF32 units (cuda, NVIDIA's OpenCL) the tf32 result against the
 // reference's (same rounded inputs: only the accumulation differs); the per-queue and per-call
 // forms; bad input.
 //
@@ -38,7 +38,15 @@ constexpr MathMode all_modes[] = {MathMode::exact, MathMode::tf32, MathMode::tf3
 
 // Devices whose f32 products use TF32 units under tf32 (the contract lets the others compute
 // exactly): there, tf32 must match the reference's rounding of the inputs.
-bool rounds_to_tf32(const Device& d) { return d.info().backend == "cuda" || d.info().backend == "reference"; }
+// NVIDIA's OpenCL rounds where gemm_ptx.cl runs: gemm.kernels = 2 (its class's default).
+bool rounds_to_tf32(const Device& d) {
+  const DeviceInfo i = d.info();
+  if (i.backend == "cuda" || i.backend == "reference") return true;
+  if (i.backend != "opencl" || i.tuning_class != "opencl/nvidia") return false;
+  for (const auto& [key, value] : i.tuning)
+    if (key == "gemm.kernels") return value == 2;
+  return false;
+}
 
 // A rows x cols f32 matrix at `offset` elements into a larger allocation with leading dimension
 // ld, NaN around it: the view the device sees has an offset (not 16-byte aligned when odd) and

@@ -31,7 +31,7 @@ constexpr std::int64_t kConvDirectMaxK = 7;
 // (chunks only where images x P x Q would pass the kernel's int column index).
 template <class T>
 void conv_layer_implicit(OpenCLBackend& cl, OpenClQueue& q, const ConvParams& prm, const TensorView& in,
-                         const TensorView& filter, const TensorView& out) {
+                         const TensorView& filter, const TensorView& out, MathMode math) {
   const std::int64_t N = in.n, C = in.c, H = in.h, W = in.w;
   const std::int64_t K = filter.n, R = filter.h, S = filter.w;
   const std::int64_t P = out.h, Q = out.w;
@@ -47,7 +47,7 @@ void conv_layer_implicit(OpenCLBackend& cl, OpenClQueue& q, const ConvParams& pr
                i32(crs), i32(full.kp));
 
   const std::size_t threads = gemm_ptx_threads<T>();
-  cl::Kernel& kg = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, true), "gemm_ptx");
+  cl::Kernel& kg = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, true, math), "gemm_ptx");
   const std::int64_t max_cols = (std::int64_t{1} << 31) - 1 - full.panel_n;
   const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(N, max_cols / pq));
   for (std::int64_t n0 = 0; n0 < N; n0 += chunk) {
@@ -111,8 +111,9 @@ void OpenCLBackend::conv2d(QueueImpl& qi, ConvMode mode, const MatView& image, c
 
 template <class T>
 void OpenCLBackend::conv_layer(QueueImpl& qi, const ConvParams& prm, const TensorView& in, const TensorView& filter,
-                               const TensorView& out, MathMode) {
-  // Every MathMode runs in exact FP32, as gemm (gemm.cpp).
+                               const TensorView& out, MathMode math) {
+  // f32 under tf32: the TF32 tensor cores on the implicit GEMM (gemm_ptx.cl); exact FP32 for
+  // tf32x3 and on the other paths, as gemm (gemm.cpp).
   OpenClQueue& q = cl_queue(qi);
   const std::int64_t N = in.n, C = in.c, H = in.h, W = in.w;
   const std::int64_t K = filter.n, R = filter.h, S = filter.w;
@@ -122,7 +123,7 @@ void OpenCLBackend::conv_layer(QueueImpl& qi, const ConvParams& prm, const Tenso
 
   // The implicit GEMM's table holds input offsets within an image as int.
   if (gemm_ptx(*this) && C * H * W < (std::int64_t{1} << 31)) {
-    conv_layer_implicit<T>(*this, q, prm, in, filter, out);
+    conv_layer_implicit<T>(*this, q, prm, in, filter, out, math);
     return;
   }
   // Output image n is the K x PQ product of the filters (A: K x CRS) and image n's im2col

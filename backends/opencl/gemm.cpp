@@ -22,14 +22,16 @@ std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m *
 
 // gemm_ptx.cl's tiles (its warp layout fixes them): f64 = 2 x 2 warps of 64 x 32 outputs
 // (m16n8k4 fragments; 128 x 64 of 4 warps, 2 groups per SM, measured best in CUDA),
-// f32 = 16 x 16 work-items of 8 x 8. k-tiles of 8: three (f64) or four (f32) stages fit the
-// 48 KB of local memory a group may use.
+// f32 = 16 x 16 work-items of 8 x 8, or under the TF32 modes 2 x 4 warps of 64 x 32 (m16n8k8
+// fragments) on the same tile, its local rows padded to 8 mod 32 words. k-tiles of 8: three
+// (f64) or four (f32) stages fit the 48 KB of local memory a group may use.
 struct PtxTile {
   int bm, bn, bk, pad, threads;
 };
 template <class T>
-PtxTile ptx_tile() {
-  return std::is_same_v<T, double> ? PtxTile{128, 64, 8, 4, 128} : PtxTile{128, 128, 8, 0, 256};
+PtxTile ptx_tile(MathMode math = MathMode::exact) {
+  if (std::is_same_v<T, double>) return PtxTile{128, 64, 8, 4, 128};
+  return PtxTile{128, 128, 8, math == MathMode::tf32 ? 8 : 0, 256};
 }
 
 // The gemm tuning values for T. gemm_ptx: panels as wide as its tiles, Kp a multiple of its
@@ -109,13 +111,16 @@ const std::string& gemm_defines(OpenCLBackend& cl) {
 }
 
 template <class T>
-std::string gemm_ptx_defines(const OpenCLBackend& cl, bool conv_gather) {
-  const PtxTile t = ptx_tile<T>();
+std::string gemm_ptx_defines(const OpenCLBackend& cl, bool conv_gather, MathMode math) {
+  // tf32x3 runs the FFMA path (gemm_ptx.cl's file comment: measured as fast, 11x more accurate).
+  if (!std::is_same_v<T, float> || math == MathMode::tf32x3) math = MathMode::exact;
+  const PtxTile t = ptx_tile<T>(math);
   const std::size_t stage_bytes = static_cast<std::size_t>((t.bm + t.pad + t.bn + t.pad) * t.bk) * sizeof(T);
   const std::size_t stages = std::max<std::size_t>(2, std::min<std::size_t>(4, cl.local_mem_limit() / stage_bytes));
   std::string d = "-DBM=" + std::to_string(t.bm) + " -DBN=" + std::to_string(t.bn) + " -DBK=" + std::to_string(t.bk) +
                   " -DPAD=" + std::to_string(t.pad) + " -DSTAGES=" + std::to_string(stages) +
-                  " -DCONV_GATHER=" + (conv_gather ? "1" : "0");
+                  " -DCONV_GATHER=" + (conv_gather ? "1" : "0") +
+                  " -DMATH=" + (math == MathMode::tf32 ? "1" : "0");
   // f32: 64 accumulators per work-item; at most 128 registers keeps two groups of 256 per SM
   // (as the CUDA kernel's __launch_bounds__(256, 2)).
   if (std::is_same_v<T, float>) d += " -cl-nv-maxrregcount=128";
@@ -144,7 +149,7 @@ void gemm_pack(OpenCLBackend& cl, OpenClQueue& q, bool is_a, const void* src, st
 template <class T>
 void gemm_packed(OpenCLBackend& cl, OpenClQueue& q, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
                  double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
-                 std::int64_t group_stride) {
+                 std::int64_t group_stride, MathMode math) {
   const GemmTuned& g = gemm_tuned<T>(cl);
   const int read_c = beta != 0.0 ? 1 : 0;  // beta == 0: C is not read
   // n and the column groups are int in the kernels (the stores' index arithmetic).
@@ -162,7 +167,7 @@ void gemm_packed(OpenCLBackend& cl, OpenClQueue& q, const GemmShape& s, double a
   }
   if (gemm_ptx(cl)) {
     const std::size_t threads = gemm_ptx_threads<T>();
-    cl::Kernel& k = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, false), "gemm_ptx");
+    cl::Kernel& k = cl.kernel("gemm_ptx.cl", dtype_v<T>, gemm_ptx_defines<T>(cl, false, math), "gemm_ptx");
     const auto tiles_n = static_cast<std::size_t>(s.np / s.panel_n);
     const auto tiles_m = static_cast<std::size_t>(s.mp / s.panel_m);
     cl.launch<T>(q, k, cl::NDRange(tiles_n * threads, tiles_m), cl::NDRange(threads, 1), Ap, Bp, C, c_offset, ldc, s.m,
@@ -179,8 +184,9 @@ void gemm_packed(OpenCLBackend& cl, OpenClQueue& q, const GemmShape& s, double a
 
 template <class T>
 void OpenCLBackend::gemm(QueueImpl& qi, Trans ta, Trans tb, double alpha, const MatView& A, const MatView& B,
-                         double beta, const MatView& C, MathMode) {
-  // Every MathMode runs in exact FP32 (README: why there is no TF32 path in OpenCL yet).
+                         double beta, const MatView& C, MathMode math) {
+  // f32 under tf32: the TF32 tensor cores where gemm_ptx.cl runs (NVIDIA); tf32x3 and the other
+  // devices: exact FP32 (the contract's bounds allow it).
   OpenClQueue& q = cl_queue(qi);
   const std::int64_t m = C.rows, n = C.cols, k = ta == Trans::N ? A.cols : A.rows;
   const GemmShape s = gemm_shape<T>(*this, m, n, k);
@@ -191,18 +197,18 @@ void OpenCLBackend::gemm(QueueImpl& qi, Trans ta, Trans tb, double alpha, const 
   gemm_pack<T>(*this, q, true, A.data, A.offset, A.ld, m, k, ta == Trans::T, Ap, s.mp, s.kp);
   // Packed B: columns j of op(B); op(B)(p, j) = B[p * ldb + j] (N) or B[j * ldb + p] (T).
   gemm_pack<T>(*this, q, false, B.data, B.offset, B.ld, n, k, tb == Trans::N, Bp, s.np, s.kp);
-  gemm_packed<T>(*this, q, s, alpha, Ap, Bp, beta, C.data, C.offset, C.ld, n, 0);  // one group of n columns
+  gemm_packed<T>(*this, q, s, alpha, Ap, Bp, beta, C.data, C.offset, C.ld, n, 0, math);  // one group of n columns
 }
 
 #define TESSERA_GEMM_HELPERS_(T)                                                                                    \
   template GemmShape gemm_shape<T>(OpenCLBackend&, std::int64_t, std::int64_t, std::int64_t);                     \
   template const std::string& gemm_defines<T>(OpenCLBackend&);                                                     \
-  template std::string gemm_ptx_defines<T>(const OpenCLBackend&, bool);                                            \
+  template std::string gemm_ptx_defines<T>(const OpenCLBackend&, bool, MathMode);                                  \
   template std::size_t gemm_ptx_threads<T>();                                                                      \
   template void gemm_pack<T>(OpenCLBackend&, OpenClQueue&, bool, const void*, std::int64_t, std::int64_t,          \
                              std::int64_t, std::int64_t, bool, const cl::Buffer&, std::int64_t, std::int64_t);     \
   template void gemm_packed<T>(OpenCLBackend&, OpenClQueue&, const GemmShape&, double, const cl::Buffer&, const cl::Buffer&,     \
-                               double, void*, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
+                               double, void*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, MathMode);
 TESSERA_GEMM_HELPERS_(float)
 TESSERA_GEMM_HELPERS_(double)
 #undef TESSERA_GEMM_HELPERS_

@@ -31,9 +31,10 @@ GemmShape gemm_shape(OpenCLBackend& cl, std::int64_t m, std::int64_t n, std::int
 // The build options of gemm.cl for T (its tuning values and panel widths).
 template <class T>
 const std::string& gemm_defines(OpenCLBackend& cl);
-// gemm_ptx.cl's build options (conv_gather: B is a convolution's input, gathered) and group size.
+// gemm_ptx.cl's build options (conv_gather: B is a convolution's input, gathered; math: f32's
+// MathMode, the TF32 tensor cores for tf32) and group size.
 template <class T>
-std::string gemm_ptx_defines(const OpenCLBackend& cl, bool conv_gather);
+std::string gemm_ptx_defines(const OpenCLBackend& cl, bool conv_gather, MathMode math);
 template <class T>
 std::size_t gemm_ptx_threads();
 
@@ -48,6 +49,6 @@ void gemm_pack(OpenCLBackend& cl, OpenClQueue& q, bool is_a, const void* src, st
 template <class T>
 void gemm_packed(OpenCLBackend& cl, OpenClQueue& q, const GemmShape& s, double alpha, const cl::Buffer& Ap, const cl::Buffer& Bp,
                  double beta, void* C, std::int64_t c_offset, std::int64_t ldc, std::int64_t group_cols,
-                 std::int64_t group_stride);
+                 std::int64_t group_stride, MathMode math = MathMode::exact);
 
 }  // namespace tessera::opencl

@@ -8,7 +8,14 @@
 //    the FFMA path); 2 x 2 warps, each a WM x WN tile of 8 x 8 accumulator fragments;
 //  - f32: FFMA, 16 x 16 work-items of 8 x 8 outputs in two 4 x 4 groups (rows ty * 4 and
 //    BM / 2 + ty * 4, likewise the columns), read from local memory as float4: 4 vector reads
-//    per 64 FMAs.
+//    per 64 FMAs;
+//  - f32 under MathMode::tf32 (MATH = 1; contract in tessera/types.hpp): the TF32 tensor cores
+//    as the CUDA backend's mma.sync kernels (kernels/cuda/gemm_tf32.cuh), whose fragment layouts
+//    and rounding this follows: mma.sync m16n8k8 .tf32, FP32 accumulators, 2 x 4 warps of
+//    64 x 32 outputs; operands rounded (cvt.rna: to nearest, ties away) as they leave local
+//    memory. Local rows padded to 8 mod 32 words (PAD 8): a fragment read is conflict-free.
+//    tf32x3 runs the FFMA path: its three products per fragment here measured no faster than
+//    FFMA (H100, n = 4096: 3.806 against 3.807 ms) at 11x its error (3.1e-5 against 2.8e-6).
 // A is always gemm.cl's packed panels (width BM, Kp rows, Kp % BK == 0): a k-tile of a panel is
 // BK * BM contiguous elements, copied in 16-byte pieces. B is either packed panels (width BN)
 // or, with CONV_GATHER, the im2col matrix of a convolution gathered element by element from
@@ -38,6 +45,9 @@
 #ifndef CONV_GATHER
 #define CONV_GATHER 0
 #endif
+#ifndef MATH
+#define MATH 0  // f32: 0 FFMA (exact, tf32x3), 1 TF32 tensor cores (tf32)
+#endif
 
 #define LDA_S (BM + PAD)
 #define LDB_S (BN + PAD)
@@ -52,6 +62,14 @@
 #define MT (WM / 8)  // 8-row fragments per warp
 #define NT (WN / 8)  // 8-column fragments per warp
 #define ELEM_BYTES "8"
+#elif MATH
+#define THREADS 256  // 2 x 4 warps
+#define WM 64
+#define WN 32
+#define WARPS_N (BN / WN)
+#define MT (WM / 16)  // m16n8 fragments per warp
+#define NT (WN / 8)
+#define ELEM_BYTES "4"
 #else
 #define THREADS 256  // 16 x 16 work-items
 #define TM 8
@@ -105,6 +123,22 @@
   asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};" \
       : "=d"(c01[0]), "=d"(c01[1]), "=d"(c23[0]), "=d"(c23[1])                                                  \
       : "d"(a0), "d"(a1), "d"(b), "d"(c01[0]), "d"(c01[1]), "d"(c23[0]), "d"(c23[1]))
+#endif
+
+#if !defined(TESSERA_FP64) && MATH
+// x rounded to TF32, as the bit pattern the mma reads (low 13 bits cleared).
+inline uint tf32_bits(float x) {
+  uint r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r & 0xffffe000u;
+}
+// c (16 x 8 fragment, FP32) += a (16 x 8, row) * b (8 x 8, col).
+#define MMA_TF32(c, a, b)                                                                                        \
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "      \
+      "{%10, %11, %12, %13};"                                                                                  \
+      : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])                                                         \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),     \
+        "f"(c[3]))
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
@@ -164,6 +198,14 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
   for (int i = 0; i < MT; ++i)
 #pragma unroll
     for (int jn = 0; jn < NT; ++jn) acc[i][jn][0] = acc[i][jn][1] = 0;
+#elif MATH
+  const int warp = tid / 32, lane = tid % 32;
+  const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
+  float acc[MT][NT][4];
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int jn = 0; jn < NT; ++jn) acc[i][jn][0] = acc[i][jn][1] = acc[i][jn][2] = acc[i][jn][3] = 0;
 #else
   const int tx = tid % 16, ty = tid / 16;
   REAL acc[TM][TN];
@@ -201,6 +243,30 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
       for (int jn = 0; jn < NT; ++jn)
 #pragma unroll
         for (int i = 0; i < MT; i += 2) DMMA16(acc[i][jn], acc[i + 1][jn], a[i], a[i + 1], b[jn]);
+    }
+#elif MATH
+    // Fragments (g = lane / 4, t = lane % 4): A a0 (g, t), a1 (g + 8, t), a2 (g, t + 4),
+    // a3 (g + 8, t + 4); B b0 (k = t, n = g), b1 (k = t + 4, n = g); local memory is [k][x].
+    const __local REAL* ap = as + (lane % 4) * LDA_S + wm0 + lane / 4;
+    const __local REAL* bp = bs + (lane % 4) * LDB_S + wn0 + lane / 4;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 8) {
+      uint a[MT][4];
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+        const __local REAL* p = ap + kk * LDA_S + 16 * i;
+        a[i][0] = tf32_bits(p[0]);
+        a[i][1] = tf32_bits(p[8]);
+        a[i][2] = tf32_bits(p[4 * LDA_S]);
+        a[i][3] = tf32_bits(p[4 * LDA_S + 8]);
+      }
+#pragma unroll
+      for (int jn = 0; jn < NT; ++jn) {
+        const __local REAL* p = bp + kk * LDB_S + 8 * jn;
+        const uint b[2] = {tf32_bits(p[0]), tf32_bits(p[4 * LDB_S])};
+#pragma unroll
+        for (int i = 0; i < MT; ++i) MMA_TF32(acc[i][jn], a[i], b);
+      }
     }
 #else
 #pragma unroll
@@ -242,6 +308,27 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
         __global REAL* c = C + coff + row * ldc;
         *c = read_c ? alpha * acc[i][jn][e] + beta * *c : alpha * acc[i][jn][e];
       }
+    }
+#elif MATH
+  // acc[i][jn][2 h + e] is C(wm0 + 16 i + 8 h + g, wn0 + 8 jn + 2 t + e).
+  const long r0 = row0 + wm0 + lane / 4;
+  const int cbase = col0 + wn0 + 2 * (lane % 4);
+#pragma unroll
+  for (int jn = 0; jn < NT; ++jn)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int col = cbase + 8 * jn + e;
+      if (col >= N) continue;
+      const long coff = (long)(col / group_cols) * group_stride + col % group_cols;
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const long row = r0 + 16 * i + 8 * h;
+          if (row >= M) continue;
+          __global REAL* c = C + coff + row * ldc;
+          *c = read_c ? alpha * acc[i][jn][2 * h + e] + beta * *c : alpha * acc[i][jn][2 * h + e];
+        }
     }
 #else
 #pragma unroll

@@ -82,8 +82,9 @@ enum class ConvMode : std::uint8_t { valid, same };
 ///    |err| <= (12 + 6 k) u (1 + 2^-9) S. Typical errors are FP32's (the terms are of random
 ///    sign). The reference computes the exact product (within that bound). Inputs must be finite
 ///    and below 2^128 (1 - 2^-12) in magnitude (larger ones round to infinity in TF32).
-/// Backends without TF32 units (cpu, OpenCL) compute tf32 and tf32x3 in exact FP32, which meets
-/// both bounds; CUDA runs both on the TF32 tensor cores (gemm and conv_layer). On compute
+/// Backends without TF32 units (cpu, OpenCL on CPUs and AMD GPUs) compute tf32 and tf32x3 in
+/// exact FP32, which meets both bounds; CUDA runs both on the TF32 tensor cores (gemm and
+/// conv_layer); NVIDIA's OpenCL runs tf32 on them and tf32x3 in exact FP32 (as fast there). On compute
 /// capability 9.0 gemm's tf32x3 adds each 32-k slice of products into round-to-nearest FP32
 /// accumulators, so its typical error is below FP32 arithmetic's (the bound still holds). Values
 /// outside the enumeration throw InvalidArgument.
