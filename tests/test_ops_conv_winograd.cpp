@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/compare.hpp"
+#include "support/conv_exact.hpp"
 #include "support/devices.hpp"
 #include "support/math_mode.hpp"
 #include "support/random.hpp"
@@ -93,26 +94,9 @@ void winograd_case(const WinoCase& c, std::uint32_t seed) {
   const std::int64_t P = c.H + 2 * c.pad - 2, Q = c.W + 2 * c.pad - 2;
   const auto x = random_vector<T>(static_cast<std::size_t>(c.N * c.C * c.H * c.W), seed);
   const auto f = random_vector<T>(static_cast<std::size_t>(c.K * c.C * 9), seed + 1);
-  std::vector<double> exact, magnitude;
-  for (std::int64_t n = 0; n < c.N; ++n)
-    for (std::int64_t k = 0; k < c.K; ++k)
-      for (std::int64_t p = 0; p < P; ++p)
-        for (std::int64_t q = 0; q < Q; ++q) {
-          double sum = 0, mag = 0;
-          for (std::int64_t ch = 0; ch < c.C; ++ch)
-            for (std::int64_t r = 0; r < 3; ++r)
-              for (std::int64_t s = 0; s < 3; ++s) {
-                const std::int64_t h = p + r - c.pad, w = q + s - c.pad;
-                if (h < 0 || h >= c.H || w < 0 || w >= c.W) continue;
-                const double prod = static_cast<double>(x[static_cast<std::size_t>(((n * c.C + ch) * c.H + h) * c.W + w)]) *
-                                    static_cast<double>(f[static_cast<std::size_t>((k * c.C + ch) * 9 + r * 3 + s)]);
-                sum += prod;
-                mag += std::abs(prod);
-              }
-          exact.push_back(sum);
-          magnitude.push_back(mag);
-        }
-  std::vector<T> expected(exact.begin(), exact.end());
+  const ConvExact exact = conv_layer_exact(ConvShape{c.N, c.C, c.H, c.W, c.K, 3, 3, c.pad, c.pad, 1, 1}, x, f);
+  const std::vector<double>& magnitude = exact.magnitude;
+  const std::vector<T> expected(exact.value.begin(), exact.value.end());
   const WinogradLayer layer{c.N, c.C, c.H, c.W, c.K, c.pad, c.pad, P, Q};
   std::vector<MathMode> modes = {MathMode::exact};
   if (sizeof(T) == 4) modes = {MathMode::exact, MathMode::tf32, MathMode::tf32x3};

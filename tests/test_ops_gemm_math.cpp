@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "support/compare.hpp"
+#include "support/conv_exact.hpp"
 #include "support/devices.hpp"
 #include "support/math_mode.hpp"
 #include "support/random.hpp"
@@ -314,26 +315,9 @@ TEST_CASE("conv_layer math modes: every mode against an f64 convolution") {
     std::vector<float> x(static_cast<std::size_t>(s.N * s.C * s.H * s.W)), f(static_cast<std::size_t>(s.K * s.C * s.R * s.S));
     for (auto& v : x) v = static_cast<float>(rng.signed_unit());
     for (auto& v : f) v = static_cast<float>(rng.signed_unit());
-    std::vector<float> expected;
-    std::vector<double> magnitude;
-    for (std::int64_t n = 0; n < s.N; ++n)
-      for (std::int64_t k = 0; k < s.K; ++k)
-        for (std::int64_t p = 0; p < P; ++p)
-          for (std::int64_t q = 0; q < Q; ++q) {
-            double sum = 0, mag = 0;
-            for (std::int64_t c = 0; c < s.C; ++c)
-              for (std::int64_t r = 0; r < s.R; ++r)
-                for (std::int64_t t = 0; t < s.S; ++t) {
-                  const std::int64_t h = p * s.stride + r - s.pad, w = q * s.stride + t - s.pad;
-                  if (h < 0 || h >= s.H || w < 0 || w >= s.W) continue;
-                  const double prod = static_cast<double>(x[static_cast<std::size_t>(((n * s.C + c) * s.H + h) * s.W + w)]) *
-                                      f[static_cast<std::size_t>(((k * s.C + c) * s.R + r) * s.S + t)];
-                  sum += prod;
-                  mag += std::abs(prod);
-                }
-            expected.push_back(static_cast<float>(sum));
-            magnitude.push_back(mag);
-          }
+    const ConvExact exact = conv_layer_exact(ConvShape{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.pad, s.pad, s.stride, s.stride}, x, f);
+    const std::vector<float> expected(exact.value.begin(), exact.value.end());
+    const std::vector<double>& magnitude = exact.magnitude;
     ConvParams prm;
     prm.pad_h = prm.pad_w = s.pad;
     prm.stride_h = prm.stride_w = s.stride;

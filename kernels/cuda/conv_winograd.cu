@@ -48,6 +48,22 @@ __device__ __forceinline__ void transform_rows(const T (&x)[R][IN], T (&y)[OUT][
     }
 }
 
+// f(i) for every i < count, the grid's threads striding over them.
+template <class F>
+__device__ __forceinline__ void grid_stride(std::int64_t count, F&& f) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    f(i);
+}
+
+// Tile t of the chunk: its image and its tile row and column.
+struct TileAt {
+  std::int64_t n, th, tw;
+};
+__device__ __forceinline__ TileAt tile_at(const WinogradShape& s, std::int64_t t) {
+  return {t / (s.tiles_h * s.tiles_w), t / s.tiles_w % s.tiles_h, t % s.tiles_w};
+}
+
 struct GCoef {
   __device__ constexpr double operator()(int m, int i, int j) const { return winograd::g(m, i, j); }
 };
@@ -63,8 +79,7 @@ __global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int6
                                        T* __restrict__ U) {
   constexpr int A = winograd::tile(M);
   const std::int64_t KC = K * C;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < KC;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  grid_stride(KC, [&](std::int64_t i) {
     T g[3][3];
 #pragma unroll
     for (int r = 0; r < 3; ++r)
@@ -77,19 +92,18 @@ __global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int6
     for (int a = 0; a < A; ++a)
 #pragma unroll
       for (int b = 0; b < A; ++b) U[((a * A + b) * K + i / C) * ldu + i % C] = u[a][b];
-  }
+  });
 }
 
 template <int M, class T>
 __global__ void winograd_input_kernel(WinogradShape s, const T* __restrict__ in, T* __restrict__ V) {
   constexpr int A = winograd::tile(M);
   const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w, CT = s.C * tiles;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < CT;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  grid_stride(CT, [&](std::int64_t i) {
     const std::int64_t c = i / tiles, t = i % tiles;
-    const std::int64_t n = t / (s.tiles_h * s.tiles_w), tw = t % s.tiles_w, th = t / s.tiles_w % s.tiles_h;
-    const T* img = in + (n * s.C + c) * s.H * s.W;
-    const std::int64_t h0 = th * M - s.pad_h, w0 = tw * M - s.pad_w;
+    const TileAt at = tile_at(s, t);
+    const T* img = in + (at.n * s.C + c) * s.H * s.W;
+    const std::int64_t h0 = at.th * M - s.pad_h, w0 = at.tw * M - s.pad_w;
     T d[A][A];
 #pragma unroll
     for (int a = 0; a < A; ++a)
@@ -105,19 +119,19 @@ __global__ void winograd_input_kernel(WinogradShape s, const T* __restrict__ in,
     for (int a = 0; a < A; ++a)
 #pragma unroll
       for (int b = 0; b < A; ++b) V[((a * A + b) * s.C + c) * s.ldt + t] = v[a][b];
-  }
+  });
 }
 
 // The output tile of filter k over tile t: Y = A^T mm A, stored where it lies in the image.
 template <int M, class T, int A>
 __device__ __forceinline__ void store_output_tile(const WinogradShape& s, const T (&mm)[A][A], std::int64_t k,
                                                   std::int64_t t, T* __restrict__ out) {
-  const std::int64_t n = t / (s.tiles_h * s.tiles_w), tw = t % s.tiles_w, th = t / s.tiles_w % s.tiles_h;
+  const TileAt at = tile_at(s, t);
   T x[M][A], y[M][M];
   transform_rows<M>(mm, x, AtCoef{});  // x[j][a] = (mm A)[a][j]
   transform_rows<M>(x, y, AtCoef{});   // y[i][j] = (A^T mm A)[i][j]
-  T* o = out + (n * s.K + k) * s.P * s.Q;
-  const std::int64_t p0 = th * M, q0 = tw * M;
+  T* o = out + (at.n * s.K + k) * s.P * s.Q;
+  const std::int64_t p0 = at.th * M, q0 = at.tw * M;
 #pragma unroll
   for (int a = 0; a < M; ++a)
 #pragma unroll
@@ -131,8 +145,7 @@ template <int M, class T>
 __global__ void winograd_output_kt_kernel(WinogradShape s, const T* __restrict__ Mt, T* __restrict__ out) {
   constexpr int A = winograd::tile(M);
   const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w, KT = s.K * tiles;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < KT;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  grid_stride(KT, [&](std::int64_t i) {
     const std::int64_t k = i / tiles, t = i % tiles;
     T mm[A][A];
 #pragma unroll
@@ -140,7 +153,7 @@ __global__ void winograd_output_kt_kernel(WinogradShape s, const T* __restrict__
 #pragma unroll
       for (int b = 0; b < A; ++b) mm[a][b] = Mt[((a * A + b) * s.K + k) * s.ldt + t];
     store_output_tile<M>(s, mm, k, t, out);
-  }
+  });
 }
 
 // M stored M^T[e][t][k] (s.tk): a block of TILES tiles x 8 filters through shared memory. Every

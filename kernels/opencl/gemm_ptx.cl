@@ -55,26 +55,34 @@
 #define B_STAGE (BK * LDB_S)
 #define VEC (16 / (int)sizeof(REAL))  // elements per 16-byte copy
 
+// The tensor-core paths (f64, f32 under MATH): warps of WM x WN outputs, WARPS_N across the
+// tile, accumulators as 8 x 8 fragments acc[MT][NT][2] (an m16 mma's two halves are rows i and
+// i + 1), so both store alike.
+#if defined(TESSERA_FP64) || MATH
+#define TENSOR_CORES 1
+#else
+#define TENSOR_CORES 0
+#endif
 #ifdef TESSERA_FP64
 #define THREADS 128  // 2 x 2 warps
 #define WM (BM / 2)
 #define WN (BN / 2)
-#define MT (WM / 8)  // 8-row fragments per warp
-#define NT (WN / 8)  // 8-column fragments per warp
 #define ELEM_BYTES "8"
 #elif MATH
 #define THREADS 256  // 2 x 4 warps
 #define WM 64
 #define WN 32
-#define WARPS_N (BN / WN)
-#define MT (WM / 16)  // m16n8 fragments per warp
-#define NT (WN / 8)
 #define ELEM_BYTES "4"
 #else
 #define THREADS 256  // 16 x 16 work-items
 #define TM 8
 #define TN 8
 #define ELEM_BYTES "4"
+#endif
+#if TENSOR_CORES
+#define WARPS_N (BN / WN)
+#define MT (WM / 8)  // 8-row fragments per warp
+#define NT (WN / 8)  // 8-column fragments per warp
 #endif
 
 #if STAGES == 2
@@ -132,13 +140,13 @@ inline uint tf32_bits(float x) {
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
   return r & 0xffffe000u;
 }
-// c (16 x 8 fragment, FP32) += a (16 x 8, row) * b (8 x 8, col).
-#define MMA_TF32(c, a, b)                                                                                        \
+// acc (c01: rows g, c23: rows g + 8, columns 2t, 2t + 1) += a (16 x 8, row) * b (8 x 8, col).
+#define MMA_TF32(c01, c23, a, b)                                                                                 \
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "      \
       "{%10, %11, %12, %13};"                                                                                  \
-      : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])                                                         \
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),     \
-        "f"(c[3]))
+      : "=f"(c01[0]), "=f"(c01[1]), "=f"(c23[0]), "=f"(c23[1])                                                 \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c01[0]), "f"(c01[1]),           \
+        "f"(c23[0]), "f"(c23[1]))
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
@@ -190,22 +198,14 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
     LOAD_B_TILE(Bs_, k0)                                               \
   }
 
-#ifdef TESSERA_FP64
+#if TENSOR_CORES
   const int warp = tid / 32, lane = tid % 32;
-  const int wm0 = (warp / 2) * WM, wn0 = (warp % 2) * WN;
+  const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
   REAL acc[MT][NT][2];
 #pragma unroll
   for (int i = 0; i < MT; ++i)
 #pragma unroll
     for (int jn = 0; jn < NT; ++jn) acc[i][jn][0] = acc[i][jn][1] = 0;
-#elif MATH
-  const int warp = tid / 32, lane = tid % 32;
-  const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
-  float acc[MT][NT][4];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int jn = 0; jn < NT; ++jn) acc[i][jn][0] = acc[i][jn][1] = acc[i][jn][2] = acc[i][jn][3] = 0;
 #else
   const int tx = tid % 16, ty = tid / 16;
   REAL acc[TM][TN];
@@ -251,9 +251,9 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
     const __local REAL* bp = bs + (lane % 4) * LDB_S + wn0 + lane / 4;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 8) {
-      uint a[MT][4];
+      uint a[MT / 2][4];  // one per m16 fragment
 #pragma unroll
-      for (int i = 0; i < MT; ++i) {
+      for (int i = 0; i < MT / 2; ++i) {
         const __local REAL* p = ap + kk * LDA_S + 16 * i;
         a[i][0] = tf32_bits(p[0]);
         a[i][1] = tf32_bits(p[8]);
@@ -265,7 +265,7 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
         const __local REAL* p = bp + kk * LDB_S + 8 * jn;
         const uint b[2] = {tf32_bits(p[0]), tf32_bits(p[4 * LDB_S])};
 #pragma unroll
-        for (int i = 0; i < MT; ++i) MMA_TF32(acc[i][jn], a[i], b);
+        for (int i = 0; i < MT; i += 2) MMA_TF32(acc[i][jn], acc[i + 1][jn], a[i / 2], b);
       }
     }
 #else
@@ -291,7 +291,8 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
 
   // Stores: a column's offset in C (its group) once per column, then rows.
   C += c_offset;
-#ifdef TESSERA_FP64
+#if TENSOR_CORES
+  // acc[i][jn][e] is C(wm0 + 8 i + g, wn0 + 8 jn + 2 t + e).
   const long r0 = row0 + wm0 + lane / 4;
   const int cbase = col0 + wn0 + 2 * (lane % 4);
 #pragma unroll
@@ -308,27 +309,6 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void gemm_ptx(
         __global REAL* c = C + coff + row * ldc;
         *c = read_c ? alpha * acc[i][jn][e] + beta * *c : alpha * acc[i][jn][e];
       }
-    }
-#elif MATH
-  // acc[i][jn][2 h + e] is C(wm0 + 16 i + 8 h + g, wn0 + 8 jn + 2 t + e).
-  const long r0 = row0 + wm0 + lane / 4;
-  const int cbase = col0 + wn0 + 2 * (lane % 4);
-#pragma unroll
-  for (int jn = 0; jn < NT; ++jn)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int col = cbase + 8 * jn + e;
-      if (col >= N) continue;
-      const long coff = (long)(col / group_cols) * group_stride + col % group_cols;
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const long row = r0 + 16 * i + 8 * h;
-          if (row >= M) continue;
-          __global REAL* c = C + coff + row * ldc;
-          *c = read_c ? alpha * acc[i][jn][2 * h + e] + beta * *c : alpha * acc[i][jn][2 * h + e];
-        }
     }
 #else
 #pragma unroll
