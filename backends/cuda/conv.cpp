@@ -135,7 +135,10 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
     g.k = s.C;
     g.math = math;
     g.batch = aa;
+    const T *ga = U, *gb = V;
     if (w.tk) {  // M^T[e] = V[e]^T U[e]^T: T x K
+      ga = V;
+      gb = U;
       g.m = tiles;
       g.n = s.K;
       g.ta = g.tb = true;
@@ -154,10 +157,7 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
       g.stride_b = s.C * w.ldt;
       g.stride_c = s.K * w.ldt;
     }
-    if (w.tk)
-      enqueue_gemm<T>(g, T(1), V, U, T(0), M, stream);
-    else
-      enqueue_gemm<T>(g, T(1), U, V, T(0), M, stream);
+    enqueue_gemm<T>(g, T(1), ga, gb, T(0), M, stream);
     TESSERA_CUDA_CHECK(launch_winograd_output<T>(w, M, out + n0 * s.K * s.P * s.Q, stream));
   }
 }

@@ -56,6 +56,13 @@ __device__ __forceinline__ void grid_stride(std::int64_t count, F&& f) {
     f(i);
 }
 
+// f(r, t) for every row r < rows (a channel, a filter) and tile t of the chunk, t fastest.
+template <class F>
+__device__ __forceinline__ void for_each_row_tile(const WinogradShape& s, std::int64_t rows, F&& f) {
+  const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w;
+  grid_stride(rows * tiles, [&](std::int64_t i) { f(i / tiles, i % tiles); });
+}
+
 // Tile t of the chunk: its image and its tile row and column.
 struct TileAt {
   std::int64_t n, th, tw;
@@ -98,9 +105,7 @@ __global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int6
 template <int M, class T>
 __global__ void winograd_input_kernel(WinogradShape s, const T* __restrict__ in, T* __restrict__ V) {
   constexpr int A = winograd::tile(M);
-  const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w, CT = s.C * tiles;
-  grid_stride(CT, [&](std::int64_t i) {
-    const std::int64_t c = i / tiles, t = i % tiles;
+  for_each_row_tile(s, s.C, [&](std::int64_t c, std::int64_t t) {
     const TileAt at = tile_at(s, t);
     const T* img = in + (at.n * s.C + c) * s.H * s.W;
     const std::int64_t h0 = at.th * M - s.pad_h, w0 = at.tw * M - s.pad_w;
@@ -144,9 +149,7 @@ __device__ __forceinline__ void store_output_tile(const WinogradShape& s, const 
 template <int M, class T>
 __global__ void winograd_output_kt_kernel(WinogradShape s, const T* __restrict__ Mt, T* __restrict__ out) {
   constexpr int A = winograd::tile(M);
-  const std::int64_t tiles = s.N * s.tiles_h * s.tiles_w, KT = s.K * tiles;
-  grid_stride(KT, [&](std::int64_t i) {
-    const std::int64_t k = i / tiles, t = i % tiles;
+  for_each_row_tile(s, s.K, [&](std::int64_t k, std::int64_t t) {
     T mm[A][A];
 #pragma unroll
     for (int a = 0; a < A; ++a)
