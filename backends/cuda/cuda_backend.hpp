@@ -134,6 +134,7 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // queue (CudaQueue::state): shared_ptr, so it is destroyed where the type is complete.
   struct ReduceState;   // reduce_state.hpp: reduce, dot and the fused dots of vector.cpp
   struct SpmvState;     // spmv.cpp: merge-path carries
+  struct SpmmState;     // spmm.cpp: the list of long rows
   struct TrsvState;     // trsv.cpp: trsv and trsm
   struct SptrsvState;   // sptrsv.cpp: per-row solved flags and the ticket
   struct StencilState;  // stencil.cpp

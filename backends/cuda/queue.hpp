@@ -57,6 +57,7 @@ class CudaQueue final : public QueueImpl {
   struct State {
     std::shared_ptr<CudaBackend::ReduceState> reduce;
     std::shared_ptr<CudaBackend::SpmvState> spmv;
+    std::shared_ptr<CudaBackend::SpmmState> spmm;
     std::shared_ptr<CudaBackend::TrsvState> trsv;
     std::shared_ptr<CudaBackend::SptrsvState> sptrsv;
     std::shared_ptr<CudaBackend::StencilState> stencil;

@@ -1,9 +1,9 @@
 // stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
 // in the queue; each launch writes every cell (boundary copied), so after an odd number of steps one
-// device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep, by dtype; its
+// device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep; its
 // z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM) or a
-// thread per cell. 3D 7-point with steps > 1 on a grid beyond the L2:
-// temporally blocked passes (below). Every case but the isotropic all-Dirichlet one
+// thread per stencil.cells cells along x. 3D 7-point with steps > 1 on a grid beyond the L2:
+// temporally blocked passes (below; stencil.time_block, by dtype). Every case but the isotropic all-Dirichlet one
 // without a source takes stencil_general (kernels/cuda/stencil_general.cu).
 #include <algorithm>
 #include <utility>
@@ -52,11 +52,14 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   T* cur = static_cast<T*>(u.data);
   T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
   // One 3D step per pass: the plane sweep (register queue along z) or a thread per cell.
+  // The defaults' measurements: lib/src/tuning/stencil.cpp.
   const int sweep_setting = tune_.get("stencil.plane_sweep");
-  const bool plane_sweep = sweep_setting == 1 || (sweep_setting == 2 && sizeof(T) == 4);
+  const bool plane_sweep = sweep_setting == 1 || (sweep_setting == 2 && sizeof(T) == 4 && R > 1);
+  const int cells_setting = tune_.get("stencil.cells");
+  const int cells = cells_setting != 0 ? cells_setting : (sizeof(T) == 4 ? 4 : 1);
   auto step3d = [&](const T* from, T* to) {
     return plane_sweep ? launch_stencil3d<T>(R, c, from, to, nx, ny, nz, z_chunk, stream)
-                       : launch_stencil3d_cell<T>(R, c, from, to, nx, ny, nz, stream);
+                       : launch_stencil3d_cell<T>(R, cells, c, from, to, nx, ny, nz, stream);
   };
   // 3D 7-point, steps > 1, a grid beyond the L2: up to stencil.time_block steps per pass
   // (launch_stencil3d_tblock), the passes differing by at most one step; a one-step pass is
@@ -64,7 +67,8 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   const int tb_lx = tune_.get("stencil.tb_lx"), tb_ly = tune_.get("stencil.tb_ly");
   const int tb_min_blocks_setting = tune_.get("stencil.tb_min_blocks");
   const int tb_min_blocks = tb_min_blocks_setting != 0 ? tb_min_blocks_setting : (sizeof(T) == 4 ? 2 : 1);
-  const int tb = std::min({tune_.get("stencil.time_block"), steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2,
+  const int tb_setting = tune_.get("stencil.time_block");
+  const int tb = std::min({tb_setting != 0 ? tb_setting : (sizeof(T) == 4 ? 1 : 2), steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2,
                            (tb_ly - 1) / 2});
   if (u.ndim == 3 && R == 1 && tb > 1 && static_cast<std::int64_t>(2 * bytes) > tune_["stencil.time_block_min_bytes"]) {
     const int passes = (steps + tb - 1) / tb;

@@ -271,11 +271,31 @@ constexpr int gemm_wgmma_tile_n(MathMode m) { return m == MathMode::tf32x3 ? 128
 
 // ---------------------------------------------------------------- spmm (CSR x dense)
 // Y = alpha A X + beta Y, X and Y row-major (leading dimensions ldx, ldy), k columns; `block`
-// threads a block (a multiple of 32). read_y == false: beta == 0, Y is not read.
+// threads a block (a multiple of 32). read_y == false: beta == 0, Y is not read. With long_list
+// set, rows of more than long_row entries are listed there (long_count: one int, the launch
+// clears it; the list holds at most nnz / (long_row + 1) rows) and computed by long_blocks
+// blocks of kSpmmLongThreads, each row by one block.
+constexpr int kSpmmLongThreads = 256;
 template <class T>
-cudaError_t launch_spmm(std::int64_t rows, std::int64_t k, const int* row_ptr, const int* col_idx, const T* values,
-                        const T* X, std::int64_t ldx, T alpha, T beta, bool read_y, T* Y, std::int64_t ldy, int block,
-                        cudaStream_t stream);
+struct SpmmArgs {
+  std::int64_t rows = 0, k = 0;
+  const int* row_ptr = nullptr;
+  const int* col_idx = nullptr;
+  const T* values = nullptr;
+  const T* X = nullptr;
+  std::int64_t ldx = 0;
+  T alpha{}, beta{};
+  bool read_y = false;
+  T* Y = nullptr;
+  std::int64_t ldy = 0;
+  int block = 256;
+  int long_row = 0;
+  int* long_list = nullptr;
+  int* long_count = nullptr;
+  int long_blocks = 0;
+};
+template <class T>
+cudaError_t launch_spmm(const SpmmArgs<T>& a, cudaStream_t stream);
 
 // ---------------------------------------------------------------- stencil
 template <class T>
@@ -293,10 +313,13 @@ cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in,
 template <class T>
 cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream);
-// The same step with a thread per cell (stencil.plane_sweep = 0), the same result bit for bit.
+// The same step with a thread per `cells` consecutive cells along x (stencil.plane_sweep = 0;
+// cells 1, 2 or 4, loaded as vectors), the same result bit for bit. stencil3d_cell_run: the run
+// length taken, 1 where nx or the grids' alignment does not allow `cells`.
+int stencil3d_cell_run(int cells, const void* in, const void* out, std::int64_t nx, std::size_t elem);
 template <class T>
-cudaError_t launch_stencil3d_cell(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
-                                  std::int64_t ny, std::int64_t nz, cudaStream_t stream);
+cudaError_t launch_stencil3d_cell(int radius, int cells, const StencilCoeffs<T>& c, const T* in, T* out,
+                                  std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream);
 // The 3D 7-point stencil (radius 1), `levels` (2..kStencilTblockMaxLevels) Jacobi steps in one
 // pass (temporal blocking, kernels/cuda/stencil.cu): blocks of lx x ly threads, a tile of as many
 // cells whose inner (lx - 2 levels) x (ly - 2 levels) are written; every cell of `out` written

@@ -152,31 +152,67 @@ __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_
   }
 }
 
-// 3D, a thread per cell (stencil.plane_sweep = 0): the shape of the OpenCL GPU kernel
-// (kernels/opencl/stencil.cl, stencil_step), whose x and y neighbours come from L1 and the z
-// neighbours from L2; a block of 32 x 8 threads per plane, the grid's z blocks striding over the
-// planes. The sum is stencil3d_kernel's, in its order: the same result bit for bit.
-template <class T, int R>
+// 3D, a thread per V consecutive cells along x (stencil.plane_sweep = 0): the shape of the
+// OpenCL GPU kernel (kernels/opencl/stencil.cl, stencil_step), whose x and y neighbours come from
+// L1 and the z neighbours from L2; a block of 32 x 8 threads per plane, the grid's z blocks
+// striding over the planes. V > 1 loads each neighbour as one V-wide vector (the row through
+// the V cells and its R-wide halo as 2 ceil(R / V) + 1 of them), so a warp moves 32 V cells per
+// load instruction: with V = 1, f32 ran at 63 % of copy against f64's 94 % with the same
+// instruction count (bench/RESULTS.md, session 11), the loads' issue rather than memory being the
+// bound. V > 1 needs nx % V == 0 and V-aligned grids (launch_stencil3d_cell checks). The sum is
+// stencil3d_kernel's, in its order: the same result bit for bit.
+template <class T, int V>
+struct alignas(sizeof(T) * V) CellRun {
+  T v[V];
+};
+
+template <class T, int R, int V>
 __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_cell_kernel(
     StencilCoeffs<T> c, const T* __restrict__ in, T* __restrict__ out, std::int64_t nx, std::int64_t ny,
     std::int64_t nz) {
-  const std::int64_t x = static_cast<std::int64_t>(blockIdx.x) * kStencil3dBlockX + threadIdx.x;
+  using Run = CellRun<T, V>;
+  constexpr int H = (R + V - 1) / V;  // runs on each side holding the x halo
+  const std::int64_t x = (static_cast<std::int64_t>(blockIdx.x) * kStencil3dBlockX + threadIdx.x) * V;
   const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * kStencil3dBlockY + threadIdx.y;
   if (x >= nx || y >= ny) return;
   const std::int64_t plane = nx * ny;
-  const bool inner_xy = x >= R && x < nx - R && y >= R && y < ny - R;
+  const bool inner_y = y >= R && y < ny - R;
+  auto run_at = [&](std::int64_t i) { return *reinterpret_cast<const Run*>(in + i); };
   for (std::int64_t z = blockIdx.z; z < nz; z += gridDim.z) {
     const std::int64_t i = z * plane + y * nx + x;
-    T v = in[i];
-    if (inner_xy && z >= R && z < nz - R) {
-      T acc = c.c[0] * v;
+    const Run mid = run_at(i);
+    Run res = mid;
+    if (inner_y && z >= R && z < nz - R) {
+      // row[H V + k] = u(x + k, y, z) for k in [-H V, (H + 1) V): runs past the row's ends are
+      // never read by a computed cell (those lie R or more inside), so they are left 0.
+      T row[(2 * H + 1) * V];
 #pragma unroll
-      for (int d = 1; d <= R; ++d)
-        acc += c.c[d] * ((in[i - d] + in[i + d]) + (in[i - d * nx] + in[i + d * nx]) +
-                         (in[i - d * plane] + in[i + d * plane]));
-      v = acc;
+      for (int h = -H; h <= H; ++h) {
+        const std::int64_t xh = x + static_cast<std::int64_t>(h) * V;
+        const Run w = h == 0 ? mid : (xh >= 0 && xh < nx ? run_at(i + h * V) : Run{});
+#pragma unroll
+        for (int k = 0; k < V; ++k) row[(h + H) * V + k] = w.v[k];
+      }
+      Run ym[R], yp[R], zm[R], zp[R];
+#pragma unroll
+      for (int d = 1; d <= R; ++d) {
+        ym[d - 1] = run_at(i - d * nx);
+        yp[d - 1] = run_at(i + d * nx);
+        zm[d - 1] = run_at(i - d * plane);
+        zp[d - 1] = run_at(i + d * plane);
+      }
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if (x + k < R || x + k >= nx - R) continue;
+        T acc = c.c[0] * mid.v[k];
+#pragma unroll
+        for (int d = 1; d <= R; ++d)
+          acc += c.c[d] * ((row[H * V + k - d] + row[H * V + k + d]) + (ym[d - 1].v[k] + yp[d - 1].v[k]) +
+                           (zm[d - 1].v[k] + zp[d - 1].v[k]));
+        res.v[k] = acc;
+      }
     }
-    out[i] = v;
+    *reinterpret_cast<Run*>(out + i) = res;
   }
 }
 
@@ -280,20 +316,36 @@ cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in,
   return cudaGetLastError();
 }
 
+namespace {
+template <class T, int V>
+void launch_cells(int radius, dim3 grid, dim3 block, const StencilCoeffs<T>& c, const T* in, T* out,
+                  std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
+  switch (radius) {
+    case 1: stencil3d_cell_kernel<T, 1, V><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    case 2: stencil3d_cell_kernel<T, 2, V><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    case 3: stencil3d_cell_kernel<T, 3, V><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+    default: stencil3d_cell_kernel<T, 4, V><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
+  }
+}
+}  // namespace
+
+int stencil3d_cell_run(int cells, const void* in, const void* out, std::int64_t nx, std::size_t elem) {
+  const auto aligned = [&](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % (elem * cells) == 0; };
+  return (cells == 2 || cells == 4) && nx % cells == 0 && aligned(in) && aligned(out) ? cells : 1;
+}
+
 template <class T>
-cudaError_t launch_stencil3d_cell(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
-                                  std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
+cudaError_t launch_stencil3d_cell(int radius, int cells, const StencilCoeffs<T>& c, const T* in, T* out,
+                                  std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
+  if (radius < 1 || radius > 4) return cudaErrorInvalidValue;
+  const int v = stencil3d_cell_run(cells, in, out, nx, sizeof(T));
   const dim3 block(kStencil3dBlockX, kStencil3dBlockY);
-  const dim3 grid(blocks_for(nx, kStencil3dBlockX), blocks_for(ny, kStencil3dBlockY),
+  const dim3 grid(blocks_for((nx + v - 1) / v, kStencil3dBlockX), blocks_for(ny, kStencil3dBlockY),
                   static_cast<unsigned>(imin64(nz, 65535)));
   if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
-  switch (radius) {
-    case 1: stencil3d_cell_kernel<T, 1><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
-    case 2: stencil3d_cell_kernel<T, 2><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
-    case 3: stencil3d_cell_kernel<T, 3><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
-    case 4: stencil3d_cell_kernel<T, 4><<<grid, block, 0, stream>>>(c, in, out, nx, ny, nz); break;
-    default: return cudaErrorInvalidValue;
-  }
+  if (v == 4) launch_cells<T, 4>(radius, grid, block, c, in, out, nx, ny, nz, stream);
+  else if (v == 2) launch_cells<T, 2>(radius, grid, block, c, in, out, nx, ny, nz, stream);
+  else launch_cells<T, 1>(radius, grid, block, c, in, out, nx, ny, nz, stream);
   return cudaGetLastError();
 }
 
@@ -342,7 +394,7 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
                                            std::int64_t, cudaStream_t);                                       \
   template cudaError_t launch_stencil3d<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,          \
                                            std::int64_t, std::int64_t, int, cudaStream_t);                    \
-  template cudaError_t launch_stencil3d_cell<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,     \
+  template cudaError_t launch_stencil3d_cell<T>(int, int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,\
                                                 std::int64_t, std::int64_t, cudaStream_t);                    \
   template cudaError_t launch_stencil3d_tblock<T>(int, const StencilCoeffs<T>&, const T*, T*, std::int64_t,   \
                                                   std::int64_t, std::int64_t, int, int, int, cudaStream_t);

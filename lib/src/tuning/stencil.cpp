@@ -20,13 +20,23 @@ const std::vector<ParamSpec>& stencil_params() {
       // clang builtins: PoCL only (untested on Intel's compiler).
       {"stencil.sweep_rows", "cpu kernels, 3D grids beyond the caches: rows per z sweep, stores streamed (0: off)", 0,
        1024, Shape::any, {{"opencl/pocl-cpu", 16}, {"opencl/*", 0}}},
-      // CUDA 3D one step per pass, H100, 512^3, 10 steps (bench/RESULTS.md, session 11), % of copy
-      // bandwidth, plane sweep / thread per cell: 7-point f32 78 / 63, f64 89 / 94; 25-point f32
-      // 49 / 39, f64 47 / 55. 2 takes the sweep for 4-byte cells and a thread per cell for 8-byte.
+      // CUDA 3D one step per pass, H100, 512^3, 10 steps, % of copy bandwidth (bench/RESULTS.md,
+      // session 15):
+      //                 plane sweep   a thread per 1 / 2 / 4 cells (stencil.cells)
+      //   7-point f32   77            61 / 77 / 92
+      //   7-point f64   88            93 / 92 / 92
+      //   25-point f32  49            31 / 46 / 42
+      //   25-point f64  47            48 / 44 / 33
+      // so 2 takes the sweep for 4-byte cells of radius 2 or more, else a thread per cells, and
+      // cells 0 takes 4 for 4-byte cells, 1 for 8-byte (session 11 had the 7-point f32 at 78 / 63).
       {"stencil.plane_sweep",
-       "CUDA 3D, one step per pass: 1 the plane sweep (register queue along z), 0 a thread per cell, 2 the sweep "
-       "for f32 and a thread per cell for f64",
+       "CUDA 3D, one step per pass: 1 the plane sweep (register queue along z), 0 a thread per cells "
+       "(stencil.cells), 2 the sweep for f32 of radius 2 or more, else a thread per cells",
        0, 2, Shape::any, {{"cuda/*", 2}}},
+      {"stencil.cells",
+       "CUDA 3D, a thread per cells: consecutive cells along x per thread, loaded as one vector (1, 2 or 4; 0: 4 "
+       "for f32, 1 for f64); grids whose nx it does not divide take 1",
+       0, 4, Shape::any, {{"cuda/*", 0}}},
       {"stencil.z_chunk", "CUDA 3D: planes per block along z (the register queue's run)", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}}},
       // 3D grids are blocked in y: per thread, the block's working set (2r+1 source row blocks
@@ -50,9 +60,12 @@ const std::vector<ParamSpec>& stencil_params() {
       //   64x16       6.40 / 8.93       7.40 / 6.86        9.65 / 6.49
       // so 2 steps in 32 x 32 tiles on CUDA, 4 in 32 x 32 on NVIDIA OpenCL. Elsewhere 1: not
       // measured (ctests cuda.stencil_time_blocked* and opencl.stencil_time_blocked* force it on
-      // the test grids).
-      {"stencil.time_block", "3D stencil: time steps per pass through memory (1: one step per pass)", 1, 64,
-       Shape::any, {{"cpu/*", 8}, {"cuda/*", 2}, {"opencl/nvidia", 4}, {"opencl/*", 1}}},
+      // the test grids). Since session 15 CUDA's one-step f32 kernel (4 cells a thread) takes
+      // 3.96 ms for 10 steps against 4.33 in 2-step passes, while f64 keeps 7.84 against 6.96:
+      // CUDA's 0 takes 1 for f32, 2 for f64.
+      {"stencil.time_block",
+       "3D stencil: time steps per pass through memory (1: one step per pass; 0, CUDA: 1 for f32, 2 for f64)", 0,
+       64, Shape::any, {{"cpu/*", 8}, {"cuda/*", 0}, {"opencl/nvidia", 4}, {"opencl/*", 1}}},
       {"stencil.time_block_min_bytes",
        "3D stencil: grids (both buffers) above this many bytes are blocked in time (cpu, 0: the last-level cache)", 0,
        1LL << 50, Shape::any, {{"cpu/*", 0}, {"cuda/*", 64LL << 20}, {"opencl/*", 64LL << 20}}},
