@@ -3,12 +3,8 @@
 // step. Every launch writes every cell of `out` (boundary cells copied), so both buffers always
 // hold the fixed boundary and no extra copy is needed between steps.
 //
-// 3D (the 2.5D method): a block owns a 128 x 8 column of cells over a chunk of z (each thread 4
-// cells along x, 32 apart, so warps stay coalesced). The current x-y plane (with an R-wide halo)
-// sits in shared memory for the x and y neighbours, and each thread keeps its cells' 2R + 1
-// values along z in register queues, so every cell is loaded
-// from global memory once per step (plus the halos, mostly L2 hits); every load (queue and
-// halos) is issued one plane before the plane that needs it.
+// 3D: the plane sweep (stencil3d_kernel), a thread per run of cells (stencil3d_cell_kernel), and
+// several steps per pass for the 7-point stencil (stencil3d_tblock_kernel); the backend picks.
 #include "kernels/cuda/common.cuh"
 
 namespace tessera::cuda {
@@ -53,102 +49,109 @@ __global__ __launch_bounds__(kStencil2dBlockX* kStencil2dBlockY) void stencil2d_
   }
 }
 
+template <class T, int V>
+struct alignas(sizeof(T) * V) CellRun {
+  T v[V];
+};
+
+// 3D plane sweep (the 2.5D method; stencil.plane_sweep): a block owns a 128 x 8 column of cells
+// over a chunk of z, each thread a run of V = kStencil3dCellsX consecutive cells along x, read and
+// written as one vector. The current x-y plane (with a one-run halo in x and an R-wide one in y)
+// sits in shared memory as runs, so a thread reads its x neighbours as three runs and each y
+// neighbour as one (V cells per shared-memory instruction: with a cell per access, 32 apart,
+// the 25-point f32 sweep spent its issue slots on shared-memory loads); each thread keeps its
+// runs' 2R + 1 planes along z in register queues, so every cell is loaded from global memory
+// once per step (plus the halos, mostly L2 hits); every load (queue and halos) is issued one
+// plane before the plane that needs it. Needs nx % V == 0 and V-aligned grids
+// (launch_stencil3d falls back to a thread per cell). The sum is the cell kernel's, in its order.
 template <class T, int R>
 __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_kernel(
     StencilCoeffs<T> c, const T* __restrict__ in, T* __restrict__ out, std::int64_t nx, std::int64_t ny,
     std::int64_t nz, int z_chunk) {
-  constexpr int BX = kStencil3dBlockX, BY = kStencil3dBlockY, CX = kStencil3dCellsX, D = kStencil3dPrefetch;
-  constexpr int TX = BX * CX;  // tile width in cells: thread tx owns x = x0 + tx + BX * k, k < CX
-  __shared__ T tile[BY + 2 * R][TX + 2 * R];
+  constexpr int BX = kStencil3dBlockX, BY = kStencil3dBlockY, V = kStencil3dCellsX, D = kStencil3dPrefetch;
+  static_assert(R <= V, "the x halo is one run on each side");
+  using Run = CellRun<T, V>;
+  __shared__ Run tile[BY + 2 * R][BX + 2];  // runs; column 0 and BX + 1: the x halo
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const std::int64_t x0 = static_cast<std::int64_t>(blockIdx.x) * TX;
+  const std::int64_t x0 = static_cast<std::int64_t>(blockIdx.x) * BX * V, x = x0 + tx * V;
   const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * BY + ty;
   const std::int64_t z0 = static_cast<std::int64_t>(blockIdx.z) * z_chunk;
   const std::int64_t z1 = imin64(nz, z0 + z_chunk);
   const std::int64_t plane = nx * ny;
-  auto at = [&](std::int64_t xx, std::int64_t yy, std::int64_t zz) -> T {
-    return xx >= 0 && xx < nx && yy >= 0 && yy < ny && zz >= 0 && zz < nz ? in[zz * plane + yy * nx + xx] : T(0);
+  // The run starting at xx (a multiple of V: wholly inside or outside the row), 0 outside the grid.
+  auto at = [&](std::int64_t xx, std::int64_t yy, std::int64_t zz) -> Run {
+    return xx >= 0 && xx < nx && yy >= 0 && yy < ny && zz >= 0 && zz < nz
+               ? *reinterpret_cast<const Run*>(in + zz * plane + yy * nx + xx)
+               : Run{};
   };
 
-  // q[k][i] = u(x_k, y, z - R + i): q[k][0..2R] is this plane's column of cell k, q[k][2R+1..2R+D]
-  // loads in flight for the next D planes. CX cells per thread and D planes ahead keep
-  // CX * (D + 1) loads in flight per thread: enough bytes per SM to cover HBM latency, and the
-  // two barriers per plane are paid once per CX cells.
-  T q[CX][2 * R + 1 + D];
+  // q[i] = the run at (x, y, z - R + i): q[0..2R] is this plane's column, q[2R+1..2R+D] loads in
+  // flight for the next D planes.
+  Run q[2 * R + 1 + D];
 #pragma unroll
-  for (int k = 0; k < CX; ++k)
-#pragma unroll
-    for (int i = 0; i < 2 * R + D; ++i)
-      q[k][i] = z0 - R + i < z1 + R ? at(x0 + tx + BX * k, y, z0 - R + i) : T(0);
+  for (int i = 0; i < 2 * R + D; ++i) q[i] = z0 - R + i < z1 + R ? at(x, y, z0 - R + i) : Run{};
 
-  // Halos of a plane (threads at the tile's edges), fetched one plane ahead as well.
-  T hx[2], hy[2][CX];
-  auto halos = [&](std::int64_t z, T (&ax)[2], T (&ay)[2][CX]) {
-    if (tx < R) {
-      ax[0] = at(x0 - R + tx, y, z);
-      ax[1] = at(x0 + TX + tx, y, z);
-    }
+  // Halos of a plane, fetched one plane ahead as well: the runs left and right of the tile
+  // (threads 0 and 1 of each row), the R rows above and below it (threads ty < R).
+  Run hx{}, hy[2];
+  const std::int64_t hx_x = tx == 0 ? x0 - V : x0 + BX * V;
+  auto halos = [&](std::int64_t z, Run& ax, Run (&ay)[2]) {
+    if (tx < 2) ax = at(hx_x, y, z);
     if (ty < R) {
-      const std::int64_t ylo = static_cast<std::int64_t>(blockIdx.y) * BY - R + ty;
-      const std::int64_t yhi = static_cast<std::int64_t>(blockIdx.y) * BY + BY + ty;
-#pragma unroll
-      for (int k = 0; k < CX; ++k) {
-        ay[0][k] = at(x0 + tx + BX * k, ylo, z);
-        ay[1][k] = at(x0 + tx + BX * k, yhi, z);
-      }
+      ay[0] = at(x, static_cast<std::int64_t>(blockIdx.y) * BY - R + ty, z);
+      ay[1] = at(x, static_cast<std::int64_t>(blockIdx.y) * BY + BY + ty, z);
     }
   };
   halos(z0, hx, hy);
 
   for (std::int64_t z = z0; z < z1; ++z) {
-#pragma unroll
-    for (int k = 0; k < CX; ++k)
-      q[k][2 * R + D] = z + D < z1 ? at(x0 + tx + BX * k, y, z + R + D) : T(0);
-    T nhx[2] = {T(0), T(0)}, nhy[2][CX];
+    q[2 * R + D] = z + D < z1 ? at(x, y, z + R + D) : Run{};
+    Run nhx{}, nhy[2];
     if (z + 1 < z1) halos(z + 1, nhx, nhy);
     __syncthreads();  // the previous plane's readers are done
-#pragma unroll
-    for (int k = 0; k < CX; ++k) tile[ty + R][R + tx + BX * k] = q[k][R];
-    if (tx < R) {
-      tile[ty + R][tx] = hx[0];
-      tile[ty + R][TX + R + tx] = hx[1];
-    }
+    tile[ty + R][1 + tx] = q[R];
+    if (tx < 2) tile[ty + R][tx == 0 ? 0 : BX + 1] = hx;
     if (ty < R) {
-#pragma unroll
-      for (int k = 0; k < CX; ++k) {
-        tile[ty][R + tx + BX * k] = hy[0][k];
-        tile[ty + BY + R][R + tx + BX * k] = hy[1][k];
-      }
+      tile[ty][1 + tx] = hy[0];
+      tile[ty + BY + R][1 + tx] = hy[1];
     }
     __syncthreads();
-    const bool inner_yz = y >= R && y < ny - R && z >= R && z < nz - R;
+    if (x < nx && y < ny) {
+      Run res = q[R];
+      if (y >= R && y < ny - R && z >= R && z < nz - R) {
+        // row[V + k] = u(x + k, y, z) for k in [-V, 2V).
+        T row[3 * V];
+        const Run left = tile[ty + R][tx], right = tile[ty + R][tx + 2];
 #pragma unroll
-    for (int k = 0; k < CX; ++k) {
-      const std::int64_t x = x0 + tx + BX * k;
-      if (x >= nx || y >= ny) continue;
-      const int sx = R + tx + BX * k;
-      T v = q[k][R];
-      if (inner_yz && x >= R && x < nx - R) {
-        T acc = c.c[0] * v;
+        for (int k = 0; k < V; ++k) {
+          row[k] = left.v[k];
+          row[V + k] = q[R].v[k];
+          row[2 * V + k] = right.v[k];
+        }
+        Run ym[R], yp[R];
 #pragma unroll
-        for (int d = 1; d <= R; ++d)
-          acc += c.c[d] * ((tile[ty + R][sx - d] + tile[ty + R][sx + d]) +
-                           (tile[ty + R - d][sx] + tile[ty + R + d][sx]) + (q[k][R - d] + q[k][R + d]));
-        v = acc;
+        for (int d = 1; d <= R; ++d) {
+          ym[d - 1] = tile[ty + R - d][1 + tx];
+          yp[d - 1] = tile[ty + R + d][1 + tx];
+        }
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          if (x + k < R || x + k >= nx - R) continue;
+          T acc = c.c[0] * q[R].v[k];
+#pragma unroll
+          for (int d = 1; d <= R; ++d)
+            acc += c.c[d] * ((row[V + k - d] + row[V + k + d]) + (ym[d - 1].v[k] + yp[d - 1].v[k]) +
+                             (q[R - d].v[k] + q[R + d].v[k]));
+          res.v[k] = acc;
+        }
       }
-      out[z * plane + y * nx + x] = v;
+      *reinterpret_cast<Run*>(out + z * plane + y * nx + x) = res;
     }
 #pragma unroll
-    for (int k = 0; k < CX; ++k)
-#pragma unroll
-      for (int i = 0; i < 2 * R + D; ++i) q[k][i] = q[k][i + 1];
-    hx[0] = nhx[0];
-    hx[1] = nhx[1];
-#pragma unroll
-    for (int k = 0; k < CX; ++k) {
-      hy[0][k] = nhy[0][k];
-      hy[1][k] = nhy[1][k];
-    }
+    for (int i = 0; i < 2 * R + D; ++i) q[i] = q[i + 1];
+    hx = nhx;
+    hy[0] = nhy[0];
+    hy[1] = nhy[1];
   }
 }
 
@@ -161,11 +164,6 @@ __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_
 // instruction count (bench/RESULTS.md, session 11), the loads' issue rather than memory being the
 // bound. V > 1 needs nx % V == 0 and V-aligned grids (launch_stencil3d_cell checks). The sum is
 // stencil3d_kernel's, in its order: the same result bit for bit.
-template <class T, int V>
-struct alignas(sizeof(T) * V) CellRun {
-  T v[V];
-};
-
 template <class T, int R, int V>
 __global__ __launch_bounds__(kStencil3dBlockX* kStencil3dBlockY) void stencil3d_cell_kernel(
     StencilCoeffs<T> c, const T* __restrict__ in, T* __restrict__ out, std::int64_t nx, std::int64_t ny,
@@ -302,6 +300,8 @@ cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in,
 template <class T>
 cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream) {
+  if (stencil3d_cell_run(kStencil3dCellsX, in, out, nx, sizeof(T)) != kStencil3dCellsX)
+    return launch_stencil3d_cell<T>(radius, 1, c, in, out, nx, ny, nz, stream);
   const dim3 block(kStencil3dBlockX, kStencil3dBlockY);
   const dim3 grid(blocks_for(nx, kStencil3dBlockX * kStencil3dCellsX), blocks_for(ny, kStencil3dBlockY),
                   blocks_for(nz, z_chunk));

@@ -21,14 +21,17 @@ const std::vector<ParamSpec>& stencil_params() {
       {"stencil.sweep_rows", "cpu kernels, 3D grids beyond the caches: rows per z sweep, stores streamed (0: off)", 0,
        1024, Shape::any, {{"opencl/pocl-cpu", 16}, {"opencl/*", 0}}},
       // CUDA 3D one step per pass, H100, 512^3, 10 steps, % of copy bandwidth (bench/RESULTS.md,
-      // session 15):
+      // session 15; the plane sweep reading runs of 4 cells, a thread per 1 / 2 / 4 cells):
       //                 plane sweep   a thread per 1 / 2 / 4 cells (stencil.cells)
-      //   7-point f32   77            61 / 77 / 92
-      //   7-point f64   88            93 / 92 / 92
-      //   25-point f32  49            31 / 46 / 42
-      //   25-point f64  47            48 / 44 / 33
+      //   7-point f32   86            61 / 77 / 92
+      //   7-point f64   86            93 / 92 / 92
+      //   13-point f32  74            47
+      //   13-point f64  55            81
+      //   25-point f32  59            31 / 46 / 42
+      //   25-point f64  44            48 / 44 / 33
       // so 2 takes the sweep for 4-byte cells of radius 2 or more, else a thread per cells, and
-      // cells 0 takes 4 for 4-byte cells, 1 for 8-byte (session 11 had the 7-point f32 at 78 / 63).
+      // cells 0 takes 4 for 4-byte cells, 1 for 8-byte (session 11, with a cell per access
+      // everywhere: sweep 78 / 89 / 49 / 47, a thread per cell 63 / 94 / 39 / 55).
       {"stencil.plane_sweep",
        "CUDA 3D, one step per pass: 1 the plane sweep (register queue along z), 0 a thread per cells "
        "(stencil.cells), 2 the sweep for f32 of radius 2 or more, else a thread per cells",
