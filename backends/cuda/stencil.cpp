@@ -3,8 +3,9 @@
 // device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep; its
 // z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM) or a
 // thread per stencil.cells cells along x. 3D 7-point with steps > 1 on a grid beyond the L2:
-// temporally blocked passes (below; stencil.time_block, by dtype). Every case but the isotropic all-Dirichlet one
-// without a source takes stencil_general (kernels/cuda/stencil_general.cu).
+// temporally blocked passes (below; stencil.time_block, by dtype). Every case but the
+// isotropic all-Dirichlet one without a source takes stencil_general
+// (kernels/cuda/stencil_general.cu).
 #include <algorithm>
 #include <utility>
 
@@ -68,8 +69,8 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   const int tb_min_blocks_setting = tune_.get("stencil.tb_min_blocks");
   const int tb_min_blocks = tb_min_blocks_setting != 0 ? tb_min_blocks_setting : (sizeof(T) == 4 ? 2 : 1);
   const int tb_setting = tune_.get("stencil.time_block");
-  const int tb = std::min({tb_setting != 0 ? tb_setting : (sizeof(T) == 4 ? 1 : 2), steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2,
-                           (tb_ly - 1) / 2});
+  const int tb_steps = tb_setting != 0 ? tb_setting : (sizeof(T) == 4 ? 1 : 2);
+  const int tb = std::min({tb_steps, steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2, (tb_ly - 1) / 2});
   if (u.ndim == 3 && R == 1 && tb > 1 && static_cast<std::int64_t>(2 * bytes) > tune_["stencil.time_block_min_bytes"]) {
     const int passes = (steps + tb - 1) / tb;
     for (int p = 0; p < passes; ++p) {

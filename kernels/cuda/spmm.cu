@@ -19,6 +19,31 @@ namespace tessera::cuda {
 
 namespace {
 
+// s[c] = the sum over entries p = first, first + stride, ... < end of A's entry times X's
+// column j0 + lane + c W (columns past k left 0).
+template <class T, int W, int C>
+__device__ __forceinline__ void entry_sums(int first, int end, int stride, std::int64_t k, std::int64_t j0, int lane,
+                                           const int* __restrict__ col_idx, const T* __restrict__ values,
+                                           const T* __restrict__ X, std::int64_t ldx, T (&s)[C]) {
+#pragma unroll
+  for (int c = 0; c < C; ++c) s[c] = T(0);
+  for (int p = first; p < end; p += stride) {
+    const T a = values[p];
+    const T* x = X + static_cast<std::int64_t>(col_idx[p]) * ldx + j0 + lane;
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+      if (j0 + lane + c * W < k) s[c] = fma(a, x[c * W], s[c]);
+  }
+}
+
+// y[j] = alpha t + beta y[j] (y not read unless read_y).
+template <class T>
+__device__ __forceinline__ void store_entry(T alpha, T t, T beta, bool read_y, T* y, std::int64_t j) {
+  T r = alpha * t;
+  if (read_y) r = fma(beta, y[j], r);
+  y[j] = r;
+}
+
 template <class T, int W, int C>
 __global__ void spmm_kernel(std::int64_t rows, std::int64_t k, const int* __restrict__ row_ptr,
                             const int* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ X,
@@ -33,23 +58,10 @@ __global__ void spmm_kernel(std::int64_t rows, std::int64_t k, const int* __rest
   T* y = Y + row * ldy;
   for (std::int64_t j0 = 0; j0 < k; j0 += W * C) {
     T s[C];
+    entry_sums<T, W, C>(begin, end, 1, k, j0, lane, col_idx, values, X, ldx, s);
 #pragma unroll
-    for (int c = 0; c < C; ++c) s[c] = T(0);
-    for (int p = begin; p < end; ++p) {
-      const T a = values[p];
-      const T* x = X + static_cast<std::int64_t>(col_idx[p]) * ldx + j0 + lane;
-#pragma unroll
-      for (int c = 0; c < C; ++c)
-        if (j0 + lane + c * W < k) s[c] = fma(a, x[c * W], s[c]);
-    }
-#pragma unroll
-    for (int c = 0; c < C; ++c) {
-      const std::int64_t j = j0 + lane + c * W;
-      if (j >= k) continue;
-      T r = alpha * s[c];
-      if (read_y) r = fma(beta, y[j], r);
-      y[j] = r;
-    }
+    for (int c = 0; c < C; ++c)
+      if (j0 + lane + c * W < k) store_entry(alpha, s[c], beta, read_y, y, j0 + lane + c * W);
   }
 }
 
@@ -77,28 +89,17 @@ __global__ __launch_bounds__(kSpmmLongThreads) void spmm_long_kernel(
     T* y = Y + row * ldy;
     for (std::int64_t j0 = 0; j0 < k; j0 += W * C) {
       T s[C];
-#pragma unroll
-      for (int c = 0; c < C; ++c) s[c] = T(0);
-      for (int p = begin + g; p < end; p += G) {
-        const T a = values[p];
-        const T* x = X + static_cast<std::int64_t>(col_idx[p]) * ldx + j0 + lane;
-#pragma unroll
-        for (int c = 0; c < C; ++c)
-          if (j0 + lane + c * W < k) s[c] = fma(a, x[c * W], s[c]);
-      }
+      entry_sums<T, W, C>(begin + g, end, G, k, j0, lane, col_idx, values, X, ldx, s);
 #pragma unroll
       for (int c = 0; c < C; ++c) part[g][lane + c * W] = s[c];
       __syncthreads();
       if (g == 0) {
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-          const std::int64_t j = j0 + lane + c * W;
-          if (j >= k) continue;
+          if (j0 + lane + c * W >= k) continue;
           T t = part[0][lane + c * W];
           for (int h = 1; h < G; ++h) t += part[h][lane + c * W];
-          T r = alpha * t;
-          if (read_y) r = fma(beta, y[j], r);
-          y[j] = r;
+          store_entry(alpha, t, beta, read_y, y, j0 + lane + c * W);
         }
       }
       __syncthreads();  // part is read before the next pass or row overwrites it
