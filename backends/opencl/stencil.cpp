@@ -117,9 +117,14 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
               cl::NDRange(64, 1), u.data, tmp, u.nx, u.ny, iy, iz);
   }
 
-  // cpu kernels: vw cells per work-item (explicit vectors); gpu: one cell per work-item.
-  const int vw = cpu_kernels_ ? t.get("stencil.vw") : 1;
-  const int rows = vw > 1 ? t.get("stencil.rows") : 1;  // stencil_step does one row
+  // cpu kernels: vw cells per work-item (explicit vectors); gpu: a run of vw cells per work-item
+  // where the rows hold whole runs and the buffers are aligned to one (stencil_step_run), else
+  // one cell per work-item.
+  const int vw_setting = t.get("stencil.vw");
+  const bool gpu_runs = !cpu_kernels_ && vw_setting > 1 && u.nx % vw_setting == 0 &&
+                        base_align_bits_ >= static_cast<std::size_t>(vw_setting) * esize * 8;
+  const int vw = cpu_kernels_ || gpu_runs ? vw_setting : 1;
+  const int rows = cpu_kernels_ && vw > 1 ? t.get("stencil.rows") : 1;  // the gpu kernels do one row
   // cpu kernels, 3D, both grids beyond a 32 MiB cache (a last-level cache the OpenCL API does not
   // report), rows of whole vectors in vector-aligned buffers: the z sweep with streaming stores.
   const bool sweep = cpu_kernels_ && is_3d && vw > 1 && t["stencil.sweep_rows"] > 0 &&
@@ -139,9 +144,12 @@ void OpenCLBackend::stencil(QueueImpl& qi, const StencilSpec& spec, const GridVi
     global = cl::NDRange(static_cast<std::size_t>(y_blocks), static_cast<std::size_t>((iz + zc - 1) / zc));
     local = cl::NDRange(1, 1);
   } else {
-    k = &kernel("stencil.cl", dtype_v<T>, defines, vw > 1 ? "stencil_step_vec" : "stencil_step");
+    k = &kernel("stencil.cl", dtype_v<T>, defines,
+                gpu_runs ? "stencil_step_run" : (vw > 1 ? "stencil_step_vec" : "stencil_step"));
     const auto lx = static_cast<std::size_t>(t["stencil.lx"]), ly = static_cast<std::size_t>(t["stencil.ly"]);
-    const std::size_t items_x = (static_cast<std::size_t>(ix) + vw - 1) / vw;
+    // Runs cover whole rows from x = 0; the other kernels the interior.
+    const std::size_t items_x =
+        gpu_runs ? static_cast<std::size_t>(u.nx / vw) : (static_cast<std::size_t>(ix) + vw - 1) / vw;
     const std::size_t items_y = (static_cast<std::size_t>(iy) + rows - 1) / rows;
     global = cl::NDRange((items_x + lx - 1) / lx * lx, (items_y + ly - 1) / ly * ly, static_cast<std::size_t>(iz));
     local = cl::NDRange(lx, ly, 1);

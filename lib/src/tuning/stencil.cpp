@@ -14,8 +14,14 @@ const std::vector<ParamSpec>& stencil_params() {
       {"stencil.ly", "work-items along y per group", 1, 1024, Shape::any,
        {{"opencl/nvidia", 8}, {"opencl/amd-gcn", 4}, {"opencl/pocl-cpu", 1}, {"opencl/intel-cpu", 1},
         {"opencl/generic", 4}}},
-      {"stencil.vw", "cpu kernels: consecutive cells per work-item (explicit vectors)", 1, 16, Shape::vector_width,
-       {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/*", 1}}},
+      // GPU kernels: a run of vw cells per work-item read as aligned vectors, where nx % vw == 0.
+      // NVIDIA OpenCL, H100, 512^3 one step per pass, % of copy, vw = 1 / 2 / 4 (bench/RESULTS.md,
+      // session 15): 7-point f32 65 / 96 / 98, f64 93 / 105 / 101; 13-point f32 57 / 84 / 70, f64
+      // 84 / 88 / 74; 25-point f32 43 / 54 / 45, f64 57 / 50 / 37: 2, best or within 2 points of it
+      // but for 25-point f64.
+      {"stencil.vw",
+       "consecutive cells per work-item (explicit vectors; GPU kernels: aligned runs where nx allows, else 1)", 1, 16,
+       Shape::vector_width, {{"opencl/pocl-cpu", 16}, {"opencl/intel-cpu", 8}, {"opencl/nvidia", 2}, {"opencl/*", 1}}},
       {"stencil.rows", "cpu kernels: consecutive rows per work-item", 1, 64, Shape::any, {{"opencl/*", 1}}},
       // clang builtins: PoCL only (untested on Intel's compiler).
       {"stencil.sweep_rows", "cpu kernels, 3D grids beyond the caches: rows per z sweep, stores streamed (0: off)", 0,
