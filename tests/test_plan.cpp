@@ -85,6 +85,14 @@ TEST_CASE("plan: the SpMV policy picks merge for skewed rows, stream for short e
   // amd-gcn: no stream kernel, merge on, wavefront-wide rows at most.
   CHECK(plan::choose_spmv(view_of(short_rows), gcn, false, 1024).kernel == plan::SpmvKernel::vector);
   CHECK(plan::choose_spmv(view_of(short_rows), gcn, false, 1024).lanes == 8);
+  // spmv_dot: CUDA runs the stream kernel's rows on the vector kernel with spmv.dot_lanes (2)
+  // lanes; NVIDIA OpenCL keeps the stream kernel; other rows choose as spmv does.
+  CHECK(plan::choose_spmv(view_of(short_rows), cuda, false, 1024, true).kernel == plan::SpmvKernel::vector);
+  CHECK(plan::choose_spmv(view_of(short_rows), cuda, false, 1024, true).lanes == 2);
+  CHECK(plan::choose_spmv(view_of(short_rows), ocl, false, 1024, true).kernel == plan::SpmvKernel::stream);
+  CHECK(plan::choose_spmv(view_of(mid_rows), cuda, false, 1024, true).lanes == 16);
+  CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), cuda, false, 1024, true).kernel ==
+        plan::SpmvKernel::merge);
   // CPU-family OpenCL devices: the rows kernel, whatever the matrix.
   CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), ocl, true, 1024).kernel == plan::SpmvKernel::rows);
   // merge_skew = 0 turns merge off; a skewed matrix is then not streamed either.

@@ -260,7 +260,7 @@ bool spmv_dot_fused(CudaBackend::SellPlans& sell, const tuning::Tuning& t, int m
                     cudaStream_t stream, double alpha, const CsrView& A, const VecView& x, double beta,
                     const VecView& y, const VecView& w, const VecView& out) {
   if (A.rows == 0 || sell_plan_for<T>(sell, t, A, nullptr)) return false;
-  const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, kMergeTile);
+  const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, kMergeTile, true);
   if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
   const int lanes = choice.kernel == plan::SpmvKernel::stream ? 0 : std::clamp(choice.lanes, 2, 32);
   TESSERA_CUDA_CHECK(launch_spmv_dot<T>(lanes, static_cast<int>(A.rows), static_cast<const int*>(A.row_ptr),

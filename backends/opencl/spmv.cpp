@@ -249,7 +249,7 @@ bool spmv_dot_fused(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrVi
   if (cl.cpu_kernels() || wg != t["reduce.wg"] || A.rows == 0) return false;
   const std::string spmv_defines = t.defines("spmv");
   if (sell_plan<T>(cl, nullptr, A, spmv_defines)) return false;
-  const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, wg * t["spmv.merge_items"]);
+  const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, wg * t["spmv.merge_items"], true);
   if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
   const std::string defines = spmv_defines + " " + reduce_defines<T>(cl) + " -DSPMV_DOT=1";
   const bool stream = choice.kernel == plan::SpmvKernel::stream;

@@ -50,7 +50,8 @@ std::string describe_csr(const SpmvChoice& c) {
   return s;
 }
 
-SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile) {
+SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile,
+                       bool dot) {
   SpmvChoice c;
   if (cpu_kernels) {
     c.kernel = SpmvKernel::rows;
@@ -68,7 +69,9 @@ SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_ke
   }
   const std::int64_t stream_mean = tune["spmv.stream_mean"];
   if (!skewed && stream_mean > 0 && mean <= static_cast<double>(stream_mean)) {
-    c.kernel = SpmvKernel::stream;
+    const int dot_lanes = dot ? tune.get("spmv.dot_lanes") : 0;
+    c.kernel = dot_lanes > 0 ? SpmvKernel::vector : SpmvKernel::stream;
+    c.lanes = dot_lanes > 0 ? dot_lanes : 1;
     return c;
   }
   const int max_lanes = tune.get("spmv.max_lanes"), min_lanes = tune.get("spmv.min_lanes");

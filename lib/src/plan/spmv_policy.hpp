@@ -7,7 +7,8 @@
 //            e.g. power-law, matrix): merge-path over rows + nonzeros in equal tiles, so one long
 //            row cannot keep a single warp busy while the others idle;
 //  - stream: not skewed and mean row <= spmv.stream_mean: a group's rows read as one coalesced
-//            run of nonzeros (short rows would leave most lanes of a vector kernel idle);
+//            run of nonzeros (short rows would leave most lanes of a vector kernel idle); for
+//            spmv_dot the vector kernel with spmv.dot_lanes lanes instead, where that is set;
 //  - vector: `lanes` work-items per row, lanes = (power of two >= mean) >> spmv.lanes_shift,
 //            within spmv.min_lanes..spmv.max_lanes.
 //
@@ -61,7 +62,11 @@ struct SpmvChoice {
 
 // `cpu_kernels`: the device runs the row-per-work-item kernels (OpenCL CPU classes).
 // `merge_tile`: rows + nonzeros per merge tile; merge needs rows + nnz + tile to fit in int32.
-SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile);
+// `dot`: the choice for spmv_dot (the product fused with a dot, CG's A p and p . Ap), where rows
+// that would take the stream kernel take the vector kernel with spmv.dot_lanes lanes if that is
+// set.
+SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile,
+                       bool dot = false);
 // "csr/vector(8)": what tessera::spmv_kernel reports for a CSR choice.
 std::string describe_csr(const SpmvChoice& c);
 

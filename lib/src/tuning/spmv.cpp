@@ -23,6 +23,14 @@ const std::vector<ParamSpec>& spmv_params() {
       // Short, even rows read as one coalesced run per group (a warp per 32 rows on CUDA).
       {"spmv.stream_mean", "stream kernel for unskewed rows of mean length up to this (0: never)", 0, 1 << 20,
        Shape::any, {{"cuda/*", 12}, {"opencl/nvidia", 12}, {"opencl/*", 0}}},
+      // CG on the 256^3 Laplacian (7 entries a row), H100, cuda:0, ms per 50 iterations, f64 / f32
+      // (bench/RESULTS.md, session 15): spmv_dot on the stream kernel 1.232 / 0.743, on the vector
+      // kernel with 2 lanes 1.179 / 0.719, with 4 lanes 1.181 / 0.803; plain spmv (f32) stream 0.450,
+      // vector with 2 lanes 0.614: the choice differs between the two.
+      {"spmv.dot_lanes",
+       "spmv_dot: rows the stream kernel would take run on the vector kernel with this many lanes (0: the stream "
+       "kernel)",
+       0, 32, Shape::any, {{"cuda/*", 2}, {"opencl/*", 0}}},
       // H200, 2026-11-22, 4M power-law rows of 3-10000 on NVIDIA OpenCL: merge 0.285 / 0.396 ms
       // (f32 / f64) against 0.466 / 0.788 ms for the vector kernel.
       {"spmv.merge_skew", "merge-path kernel when the longest row exceeds spmv.long_row and this x the mean (0: never)",
