@@ -304,12 +304,14 @@ struct StencilCoeffs {
 };
 constexpr int kStencil2dBlockX = 32, kStencil2dBlockY = 8, kStencil2dRowsPerThread = 4;
 constexpr int kStencil3dBlockX = 32, kStencil3dBlockY = 8;
-constexpr int kStencil3dCellsX = 4;    // cells per thread along x (tile 128 x 8)
+constexpr int kStencil3dCellsX = 4;    // the plane sweep's run of cells per thread along x (tile 128 x 8)
 constexpr int kStencil3dPrefetch = 2;  // planes of the register queue loaded ahead
 // One Jacobi step: every cell of `out` written (boundary cells copied from `in`).
 template <class T>
 cudaError_t launch_stencil2d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, cudaStream_t stream);
+// 3D, the plane sweep (z_chunk planes a block, runs of kStencil3dCellsX cells a thread); grids
+// whose nx or alignment does not allow the runs take launch_stencil3d_cell with one cell.
 template <class T>
 cudaError_t launch_stencil3d(int radius, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                              std::int64_t ny, std::int64_t nz, int z_chunk, cudaStream_t stream);
