@@ -117,9 +117,6 @@ __kernel void stencil_step_run(__global const REAL* src, __global REAL* dst, lon
 // back to end at the row's end: it recomputes a few cells of its neighbour with the same
 // result instead of finishing cell by cell. Rows shorter than STENCIL_VW go cell by cell.
 // Global size: (ceil((nx - 2R) / STENCIL_VW), ceil((ny - 2R) / STENCIL_ROWS), nz - 2R), rounded up to the group.
-#ifndef STENCIL_VW
-#define STENCIL_VW 16
-#endif
 #ifndef STENCIL_ROWS
 #define STENCIL_ROWS 4
 #endif
