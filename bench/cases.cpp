@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
 
@@ -48,7 +49,10 @@ std::string describe(const CaseSpec& c) {
       break;
     case Op::trsv: s << "n=" << g("n"); break;
     case Op::trsm: s << "n=" << g("n") << " nrhs=" << g("nrhs"); break;
-    case Op::sptrsv: s << "lower(laplace3d " << g("n") << "^3)"; break;
+    case Op::sptrsv:
+      if (c.kind == "mtx") s << "lower(" << std::filesystem::path(c.path).filename().string() << ")";
+      else s << "lower(laplace3d " << g("n") << "^3)";
+      break;
     case Op::gemm:
       s << "n=" << g("n");
       if (g("scale_exp") > 0) s << " x2^+-" << g("scale_exp");  // badly scaled entries (workloads/gemm.cpp)
@@ -451,6 +455,11 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths,
     c.op = op;
     c.kind = "mtx";
     c.path = f;
+    if (op == Op::sptrsv) {  // the lower triangle, one solve
+      c.name = describe(c);
+      cases.push_back(c);
+      continue;
+    }
     if (op == Op::cg) {  // Jacobi, 50 iterations, and IC(0) to the tolerance
       c.sizes = {{"iters", 50}};
       c.name = describe(c);
@@ -463,9 +472,9 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths,
   return cases;
 }
 
-std::vector<std::string> large_spd_matrices(const std::string& dir) {
-  // The SPD matrices of ../shared/data/matrices (MANIFEST.md), largest first (253K-290K nonzeros).
-  static const char* names[] = {"bcsstk16.mtx.gz", "Dubcova1.mtx.gz"};
+namespace {
+// The files of `names` that exist under `dir`, in that order.
+std::vector<std::string> existing_under(const std::string& dir, std::initializer_list<const char*> names) {
   std::vector<std::string> out;
   for (const char* n : names) {
     const auto p = std::filesystem::path(dir) / n;
@@ -473,18 +482,24 @@ std::vector<std::string> large_spd_matrices(const std::string& dir) {
   }
   return out;
 }
+}  // namespace
+
+std::vector<std::string> large_spd_matrices(const std::string& dir) {
+  // The SPD matrices of ../shared/data/matrices (MANIFEST.md), largest first (253K-290K nonzeros).
+  return existing_under(dir, {"bcsstk16.mtx.gz", "Dubcova1.mtx.gz"});
+}
+
+std::vector<std::string> spd_matrices(const std::string& dir) {
+  // Every SPD matrix of ../shared/data/matrices (MANIFEST.md), largest first (290K-3.3K nonzeros).
+  return existing_under(dir, {"bcsstk16.mtx.gz", "Dubcova1.mtx.gz", "bcsstk13.mtx.gz", "Chem97ZtZ.mtx", "nos6.mtx",
+                              "494_bus.mtx"});
+}
 
 std::vector<std::string> large_collection_matrices(const std::string& dir) {
   // The largest real matrices of ../shared/data/matrices (MANIFEST.md), 250K-1.6M nonzeros.
-  static const char* names[] = {"dblp-2010.mtx.gz", "cage11.mtx.gz", "delaunay_n16.mtx.gz",
-                                "vsp_model1_crew1_cr42_south31.mtx.gz", "ct2010.mtx.gz", "EX5.mtx.gz",
-                                "bcsstk16.mtx.gz", "Dubcova1.mtx.gz"};
-  std::vector<std::string> out;
-  for (const char* n : names) {
-    const auto p = std::filesystem::path(dir) / n;
-    if (std::filesystem::is_regular_file(p)) out.push_back(p.string());
-  }
-  return out;
+  return existing_under(dir, {"dblp-2010.mtx.gz", "cage11.mtx.gz", "delaunay_n16.mtx.gz",
+                              "vsp_model1_crew1_cr42_south31.mtx.gz", "ct2010.mtx.gz", "EX5.mtx.gz", "bcsstk16.mtx.gz",
+                              "Dubcova1.mtx.gz"});
 }
 
 }  // namespace bench

@@ -23,7 +23,7 @@ std::vector<CaseSpec> sweep_cases(Op op, const std::string& size);
 // overrides the keys named. Throws std::invalid_argument with what was expected.
 CaseSpec parse_case(const std::string& text);
 
-// The cases of `op` per Matrix Market file: spmv one; cg two, run where the matrix is SPD (50
+// The cases of `op` per Matrix Market file: spmv one; sptrsv one (its lower triangle); cg two, run where the matrix is SPD (50
 // Jacobi-CG iterations, and IC(0)-CG to the tolerance); bicgstab one (ILU(0) to the tolerance).
 // A folder contributes its *.mtx and *.mtx.gz files.
 std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths, Op op = Op::spmv);
@@ -33,6 +33,9 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths,
 std::vector<std::string> large_collection_matrices(const std::string& dir);
 // The largest SPD matrices of the shared collection under `dir`; --size large adds them as cg cases.
 std::vector<std::string> large_spd_matrices(const std::string& dir);
+// Every SPD matrix of the shared collection under `dir`; --size large and gpu add their lower
+// triangles as sptrsv cases (issue 18's real triangles).
+std::vector<std::string> spd_matrices(const std::string& dir);
 
 // Parses an operation name ("reduce", "spmv", ...); throws std::invalid_argument.
 Op parse_op(const std::string& name);

@@ -80,6 +80,15 @@ std::vector<Unit> plan_units(const Options& o, bool gpu_timed) {
       const auto m = matrix_market_cases(mtx);
       cases.insert(cases.end(), m.begin(), m.end());
     }
+    if (op == Op::sptrsv && !o.sweep) {  // the lower triangles of real matrices
+      std::vector<std::string> mtx = o.matrices;
+      if ((o.size == "large" || o.size == "gpu") && o.explicit_cases.empty()) {
+        const auto extra = spd_matrices(TESSERA_BENCH_DEFAULT_MATRIX_DIR);
+        mtx.insert(mtx.end(), extra.begin(), extra.end());
+      }
+      const auto m = matrix_market_cases(mtx, Op::sptrsv);
+      cases.insert(cases.end(), m.begin(), m.end());
+    }
     if (op == Op::cg && !o.sweep) {  // CG on the SPD ones (the others give n/a rows saying why)
       std::vector<std::string> mtx = o.matrices;
       if (o.size == "large" && o.explicit_cases.empty()) {

@@ -87,8 +87,7 @@ void CudaBackend::trsm(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, double a
     g.lda = NB;
     g.ldb = ldb;
     g.ldc = nrhs;
-    g.narrow = narrow_tiles<T, GemmTile>(g.m, g.n);
-    TESSERA_CUDA_CHECK(launch_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream));
+    enqueue_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream);
     TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(Bb, ldb * sizeof(T), panel, nrhs * sizeof(T), nrhs * sizeof(T), rb,
                                          cudaMemcpyDeviceToDevice, stream));
     // B_rest -= op(A)_{rest, b} X_b
@@ -104,9 +103,8 @@ void CudaBackend::trsm(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, double a
     u.lda = s.lda;
     u.ldb = ldb;
     u.ldc = ldb;
-    u.narrow = narrow_tiles<T, GemmTile>(u.m, u.n);
     const T* Apanel = s.trans ? a + r0 * s.lda + R0 : a + R0 * s.lda + r0;
-    TESSERA_CUDA_CHECK(launch_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream));
+    enqueue_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream);
   }
 }
 

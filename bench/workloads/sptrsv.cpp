@@ -1,5 +1,7 @@
 // Sparse triangular solve L x = b, L = lower triangle (with diagonal) of the 3D 7-point
-// Laplacian (diagonal 6.5, so L is diagonally dominant and the solve well conditioned).
+// Laplacian (diagonal 6.5, so L is diagonally dominant and the solve well conditioned), or of
+// a real matrix from a Matrix Market file (kind "mtx": an n/a row where a diagonal entry is
+// missing or zero, as the solve would refuse it).
 //   flops = 2 * nnz - rows (a multiply-add per off-diagonal entry, a division per row)
 //   bytes = nnz * (sizeof(T) + 4) + (rows + 1) * 4 + 2 * rows * sizeof(T) (b read, x written)
 // Its speed is limited by the dependency chain (level sets) more than by bandwidth; the
@@ -12,6 +14,7 @@
 #include "tessera/ops.hpp"
 #include "tessera/vector.hpp"
 #include "workloads/common.hpp"
+#include "workloads/solve_common.hpp"
 
 namespace bench {
 
@@ -68,8 +71,18 @@ class SptrsvWorkload : public Workload {
   using Workload::Workload;
 
   void generate() override {
-    const auto n = spec().get("n");
-    d_.L = lower_triangle(tessera::laplacian_3d<T>(n, n, n));
+    if (spec().kind == "mtx") {
+      d_.L = lower_triangle(square_matrix<T>(spec().path, "sptrsv"));
+      for (std::int64_t i = 0; i < d_.L.rows; ++i) {
+        const auto last = d_.L.row_ptr[static_cast<std::size_t>(i + 1)];  // the diagonal, if any, ends the row
+        if (last == d_.L.row_ptr[static_cast<std::size_t>(i)] || d_.L.col_idx[static_cast<std::size_t>(last - 1)] != i ||
+            d_.L.values[static_cast<std::size_t>(last - 1)] == T(0))
+          throw Skipped("sptrsv skipped: row " + std::to_string(i) + " has no nonzero diagonal entry");
+      }
+    } else {
+      const auto n = spec().get("n");
+      d_.L = lower_triangle(tessera::laplacian_3d<T>(n, n, n));
+    }
     d_.b = random_vector<T>(d_.L.rows, 0x5eed0301);
   }
   void release() override { d_ = {}; }

@@ -19,7 +19,10 @@
 // f64: the FP64 tensor cores (DMMA, mma.sync m16n8k4 .f64: IEEE double FMAs, exact like the
 // FFMA path); each warp owns a WM x WN tile of 8x8 accumulator fragments. Measured (H100/H200,
 // n = 4096, vs cuBLAS DGEMM): m16n8k4 0.73x, m8n8k4 0.41x; 128x64 blocks of 4 warps (2 per SM)
-// 0.73x, 128x128 of 8 warps (1 per SM) 0.62x, 64x64 (4 per SM) 0.69x.
+// 0.73x, 128x128 of 8 warps (1 per SM) 0.62x, 64x64 (4 per SM) 0.69x. Sm_90's longer f64 shapes,
+// which chain m16n8k4's k-steps in one instruction, were slower (H100, 2026-11-27, n = 2048 /
+// 4096 / 8192: m16n8k4 0.80x / 0.76x / 0.74x, m16n8k8 0.75x / 0.74x / 0.69x, m16n8k16 0.68x /
+// 0.69x / 0.68x): accumulator traffic does not bound this kernel.
 #pragma once
 
 #include <type_traits>
