@@ -120,7 +120,9 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
       {"trsv/trsm", "diagonal blocks " + std::to_string(kTrsvBlock<float>) + " (f32) / " +
                         std::to_string(kTrsvBlock<double>) + " (f64), inverted; sync-free block-row sweep"},
       {"sptrsv", "GPU level analysis, sync-free solve in level order, " + std::to_string(tune.get("sptrsv.blocks_per_sm")) +
-                     " x " + std::to_string(kSptrsvThreads) + " threads per SM"},
+                     " x " + std::to_string(kSptrsvThreads) + " threads per SM; levels of fewer than " +
+                     std::to_string(tune.get("sptrsv.syncfree")) + " rows on average: one block of up to " +
+                     std::to_string(kSptrsvBlockThreads) + " threads walks them"},
       {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + " (narrow: " +
                        tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) + ", when it fills the SMs' waves better)"},
       {"gemm f32 tf32/tf32x3", "TF32 tensor cores (mma m16n8k8; tf32x3: hi/lo split, 3 mmas), " +

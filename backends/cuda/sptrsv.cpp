@@ -1,7 +1,9 @@
 // Sparse triangular solve. Analysis: the device's own implementation of the level schedule
 // (plan/level_schedule.hpp is the host one), all on the GPU so the matrix never crosses to the
 // host: inverted diagonal, levels, rows bucketed by level, one host round trip (counted) for the
-// diagonal check and the level count; a singular row is worded by plan::singular_row_error. The
+// diagonal check and the level count; a singular row is worded by plan::singular_row_error.
+// Solve: one sync-free launch where the levels are wide, else one block that walks the levels
+// with barriers (plan::solve_sync_free, sptrsv.syncfree; kernels/cuda/sptrsv.cu). The
 // plan keeps the level order and the inverted diagonal, read-only, so any queue may solve with
 // it; the per-row "solved in epoch e" words and the ticket a solve writes are the solving
 // queue's (SptrsvState), and each solve bumps the queue's epoch instead of clearing them.
@@ -26,6 +28,12 @@ struct CudaSptrsvPlan final : SptrsvPlanData {
   bool warp_per_row = false;
   int levels = 0;
   DeviceBuffer order, inv_diag;
+  // One block walks the levels (plan::solve_sync_free says no): each level's end position and
+  // each position's row and entry range; `lanes` threads a row; x in shared memory where it fits.
+  bool one_block = false;
+  int lanes = 1, threads = 32;
+  bool smem_x = false;
+  DeviceBuffer level_end, info;
   // Recorded after the analysis's last kernel: a solve on another queue waits for it (on the device).
   cudaEvent_t done = nullptr;
   CudaSptrsvPlan() = default;
@@ -125,6 +133,24 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
 
   TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, plan->levels, stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_scatter(n, level, counts, ptr<int>(plan->order), stream));
+  plan->one_block = !plan::solve_sync_free(n, plan->levels, tune_.get("sptrsv.syncfree"));
+  if (plan->one_block) {  // the scatter left each level's end position in counts
+    const std::size_t level_bytes = static_cast<std::size_t>(plan->levels) * sizeof(int);
+    plan->level_end.ensure(level_bytes);
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(plan->level_end.get(), counts, level_bytes, cudaMemcpyDeviceToDevice, stream));
+    plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4));
+    TESSERA_CUDA_CHECK(launch_sptrsv_block_info(n, ptr<int>(plan->order), rp, ptr<int4>(plan->info), stream));
+    // Lanes enough for rows of twice the mean length in the entries each lane holds ahead (the
+    // whole row is walked, not only the triangle; longer rows load the rest as they go). Groups
+    // for twice the mean level: a block of idle warps still issues every level's instructions,
+    // and a wider level takes further rounds.
+    const std::int64_t per_lane = (2 * A.nnz / n + kSptrsvBlockEntries - 1) / kSptrsvBlockEntries;
+    while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
+    const std::int64_t groups = 2 * ((n + plan->levels - 1) / plan->levels);
+    plan->threads = 32;
+    while (plan->threads < kSptrsvBlockThreads && plan->threads < groups * plan->lanes) plan->threads *= 2;
+    plan->smem_x = static_cast<std::size_t>(n) * sizeof(T) <= props_.sharedMemPerBlockOptin;
+  }
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&plan->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(plan->done, stream));
   return plan;
@@ -138,6 +164,14 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
     throw InvalidArgument("sptrsv_solve: the plan was not made by the cuda backend for this data type");
   if (plan->shape.n == 0) return;
   const cudaStream_t stream = stream_of(q);
+  if (plan->one_block) {
+    wait_for_event(stream, plan->done);  // the analysis may have run on another queue
+    TESSERA_CUDA_CHECK(launch_sptrsv_block_solve<T>(
+        plan->shape, plan->levels, ptr<int>(plan->level_end), ptr<int4>(plan->info), static_cast<const int*>(A.col_idx),
+        static_cast<const T*>(A.values), ptr<T>(plan->inv_diag), dev_ptr<const T>(b), dev_ptr<T>(x), plan->lanes,
+        plan->threads, plan->smem_x, stream));
+    return;
+  }
   SptrsvState& st = SptrsvState::of(queue_of(q));
   SptrsvState::Flags& flags = st.flags[sizeof(T) == 8 ? 1 : 0];
   const std::size_t ready_bytes = static_cast<std::size_t>(plan->shape.n) * kSptrsvReadyBytes<T>;

@@ -99,7 +99,7 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(QueueImpl& qi, Upl
                                const_cast<std::int32_t*>(ptr.data()));
 
   const tuning::Tuning& t = tuning_;
-  if (!cpu_kernels_ && t["sptrsv.syncfree"] > 0 && n >= s.levels * t["sptrsv.syncfree"]) {
+  if (!cpu_kernels_ && plan::solve_sync_free(n, s.levels, t["sptrsv.syncfree"])) {
     const int task_rows = t.get("sptrsv.syncfree_wg");
     std::vector<std::int32_t> tasks{0};
     for (std::size_t l = 0; l < static_cast<std::size_t>(levels); ++l)

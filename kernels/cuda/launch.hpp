@@ -192,6 +192,20 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
                                 void* ready, int epoch, int* ticket, std::size_t residency_smem, int sleep_ns,
                                 cudaStream_t stream);
 
+// One block walks the levels (schedules of many narrow levels, sptrsv.syncfree): info[p] =
+// {row, row_ptr[row], row_ptr[row + 1], 0} of the p-th row in level order (built once by the
+// analysis), level L's rows at positions [level_end[L - 1], level_end[L]). `lanes` (1, 2, 4, ...
+// 32) threads share a row, each holding up to kSptrsvBlockEntries of its entries ahead of time;
+// `threads` (a multiple of 32 and of lanes, at most kSptrsvBlockThreads) in the block; smem_x: x
+// kept in shared memory too (n values fit the block's opt-in shared memory).
+constexpr int kSptrsvBlockThreads = 512;
+constexpr int kSptrsvBlockEntries = 8;
+cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr, int4* info, cudaStream_t stream);
+template <class T>
+cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, int levels, const int* level_end, const int4* info,
+                                      const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
+                                      int lanes, int threads, bool smem_x, cudaStream_t stream);
+
 // ---------------------------------------------------------------- gemm
 // Tile shapes: GemmTile (gemm, trsm's updates, the f32 convolution layer) and ConvGemmTile (the
 // f64 convolution layer's register-staged main loop, gemm_core.cuh); GemmProblem: one gemm's

@@ -13,6 +13,9 @@
 // whole level is. A row is published with x[i] stored then ready[i] = epoch (release); readers spin on
 // ready[j] (acquire), then read x[j] through L2. The epoch changes per solve, so the flags need
 // no clearing between solves.
+//
+// Or, where the levels are narrow (plan::solve_sync_free), one block walks them with a barrier
+// between levels (solve_block_kernel below).
 #include <algorithm>
 #include <climits>
 
@@ -299,7 +302,151 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_warp_kernel(
   if (lane == 0) P::publish(ready, x, row, epoch, (brow - sum) * inv);
 }
 
+// ------------------------------------------------------------------ one block, level by level
+// For schedules of many narrow levels (the real FEM triangles: 3-45 rows a level on average,
+// hundreds of levels) a sync-free solve pays an L2 publish-and-poll round trip per level (about
+// 2 us on an H100), where one block pays a barrier (tens of ns). What remains per level is
+// latency, so the loads a level needs do not wait for it: the positions' info is read two levels
+// ahead and the rows' first entries (with b and the inverted diagonal) one level ahead, while the
+// current level computes. x is read back from shared memory where n values fit: a global store
+// by one thread leaves the line out of L1, and the next level's reader would go to L2.
+__global__ void block_info_kernel(int n, const int* __restrict__ order, const int* __restrict__ row_ptr,
+                                  int4* __restrict__ info) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  const int row = order[p];
+  info[p] = make_int4(row, row_ptr[row], row_ptr[row + 1], 0);
+}
+
+template <class T, int LANES, bool SMEM_X>
+__global__ __launch_bounds__(kSptrsvBlockThreads) void solve_block_kernel(
+    SptrsvShape s, int levels, const int* __restrict__ level_end, const int4* __restrict__ info,
+    const int* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ inv_diag, const T* b, T* x) {
+  constexpr int G = kSptrsvBlockEntries;
+  const int groups = blockDim.x / LANES;
+  extern __shared__ __align__(16) unsigned char block_smem[];
+  T* xs = reinterpret_cast<T*>(block_smem);
+  const int g = threadIdx.x / LANES, lane = threadIdx.x % LANES;
+  const int4 none = make_int4(-1, 0, 0, 0);
+  // A row of a level and this lane's first G entries (c < 0: none). row < 0: no row.
+  struct Row {
+    int row, e, end;
+    T b, inv;
+    int c[G];
+    T v[G];
+  };
+  auto first = [&](int L) { return L == 0 ? 0 : level_end[L - 1]; };
+  auto info_at = [&](int L, int p) { return L < levels && p < level_end[L] ? info[p] : none; };
+  auto load = [&](int4 f) {
+    Row r;
+    r.row = f.x;
+    r.end = f.z;
+    r.e = f.y + lane + G * LANES;  // this lane's first entry past the ones held
+    r.b = r.inv = T(0);
+    if (f.x >= 0) {
+      r.b = b[f.x];  // read before any x store: x may alias b (row f.x is written only below)
+      r.inv = inv_diag[f.x];
+    }
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      const int e = f.y + lane + k * LANES;
+      const bool in = f.x >= 0 && e < f.z;
+      r.c[k] = in ? col_idx[e] : -1;
+      r.v[k] = in ? values[e] : T(0);
+    }
+    return r;
+  };
+  auto xval = [&](int j) -> T {
+    if constexpr (SMEM_X) return xs[j];
+    else return x[j];  // written by this block before the last barrier
+  };
+  // Every thread calls it (the group's lanes meet in shuffles).
+  auto solve = [&](const Row& r) {
+    T sum = 0;
+#pragma unroll
+    for (int k = 0; k < G; ++k)
+      if (r.c[k] >= 0 && depends(s.lower, r.row, r.c[k])) sum += r.v[k] * xval(r.c[k]);
+    for (int e = r.e; e < r.end; e += LANES) {
+      const int j = col_idx[e];
+      if (depends(s.lower, r.row, j)) sum += values[e] * xval(j);
+    }
+#pragma unroll
+    for (int o = LANES / 2; o > 0; o /= 2) sum += __shfl_xor_sync(kFullMask, sum, o, LANES);
+    if (r.row >= 0 && lane == 0) {
+      const T v = (r.b - sum) * r.inv;
+      x[r.row] = v;
+      if constexpr (SMEM_X) xs[r.row] = v;
+    }
+  };
+  Row next = load(info_at(0, g));
+  int4 f1 = levels > 1 ? info_at(1, first(1) + g) : none;
+  for (int L = 0; L < levels; ++L) {
+    const Row cur = next;
+    const int4 f2 = L + 2 < levels ? info_at(L + 2, first(L + 2) + g) : none;
+    next = load(f1);
+    f1 = f2;
+    solve(cur);
+    // A level of more rows than groups: the rest, loaded as they come.
+    const int end = level_end[L];
+    for (int base = first(L) + groups; base < end; base += groups) solve(load(info_at(L, base + g)));
+    __syncthreads();
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr, int4* info, cudaStream_t stream) {
+  block_info_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, order, row_ptr, info);
+  return cudaGetLastError();
+}
+
+namespace {
+template <class T, int LANES, bool SMEM_X>
+cudaError_t launch_block_solve(const SptrsvShape& s, int levels, const int* level_end, const int4* info,
+                               const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
+                               int threads, cudaStream_t stream) {
+  const std::size_t smem = SMEM_X ? static_cast<std::size_t>(s.n) * sizeof(T) : 0;
+  if (smem > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(solve_block_kernel<T, LANES, SMEM_X>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        e != cudaSuccess)
+      return e;
+  solve_block_kernel<T, LANES, SMEM_X><<<1, threads, smem, stream>>>(s, levels, level_end, info, col_idx, values,
+                                                                     inv_diag, b, x);
+  return cudaGetLastError();
+}
+template <class T, int LANES>
+cudaError_t launch_block_solve_x(const SptrsvShape& s, int levels, const int* level_end, const int4* info,
+                                 const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x, int threads,
+                                 bool smem_x, cudaStream_t stream) {
+  return smem_x ? launch_block_solve<T, LANES, true>(s, levels, level_end, info, col_idx, values, inv_diag, b, x,
+                                                     threads, stream)
+                : launch_block_solve<T, LANES, false>(s, levels, level_end, info, col_idx, values, inv_diag, b, x,
+                                                      threads, stream);
+}
+}  // namespace
+
+template <class T>
+cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, int levels, const int* level_end, const int4* info,
+                                      const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
+                                      int lanes, int threads, bool smem_x, cudaStream_t stream) {
+  if (threads < 32 || threads > kSptrsvBlockThreads || threads % 32 != 0 || threads % lanes != 0)
+    return cudaErrorInvalidValue;
+  switch (lanes) {
+#define TESSERA_SPTRSV_LANES(L)                                                                                \
+  case L:                                                                                                      \
+    return launch_block_solve_x<T, L>(s, levels, level_end, info, col_idx, values, inv_diag, b, x, threads, smem_x, \
+                                      stream);
+    TESSERA_SPTRSV_LANES(1)
+    TESSERA_SPTRSV_LANES(2)
+    TESSERA_SPTRSV_LANES(4)
+    TESSERA_SPTRSV_LANES(8)
+    TESSERA_SPTRSV_LANES(16)
+    TESSERA_SPTRSV_LANES(32)
+#undef TESSERA_SPTRSV_LANES
+    default: return cudaErrorInvalidValue;
+  }
+}
 
 template <class T>
 cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const int* col_idx, const T* values,
@@ -354,6 +501,8 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
 #define TESSERA_SPTRSV_INSTANTIATE(T)                                                                         \
   template cudaError_t launch_sptrsv_diag<T>(const SptrsvShape&, const int*, const int*, const T*, T*, int*,   \
                                              cudaStream_t);                                                    \
+  template cudaError_t launch_sptrsv_block_solve<T>(const SptrsvShape&, int, const int*, const int4*, const int*,  \
+                                                    const T*, const T*, const T*, T*, int, int, bool, cudaStream_t);\
   template cudaError_t launch_sptrsv_solve<T>(const SptrsvShape&, bool, const int*, const int*, const int*,    \
                                               const T*, const T*, const T*, T*, void*, int, int*, std::size_t, \
                                               int,                                                             \

@@ -30,6 +30,15 @@ struct LevelSchedule {
 LevelSchedule level_schedule(std::int64_t rows, const std::int32_t* row_ptr, const std::int32_t* col_idx,
                              const void* values, DType dtype, Uplo uplo, Diag diag);
 
+// Whether a GPU solves by one sync-free launch (rows wait on flags of the rows they depend on)
+// rather than walking the levels with barriers: where the levels hold at least
+// `min_rows_per_level` rows on average (sptrsv.syncfree; 0: never). A sync-free level costs a
+// publish-and-poll round trip through the GPU's L2, a barrier far less: narrow levels go to one
+// work-group or block.
+inline bool solve_sync_free(std::int64_t rows, std::int64_t levels, std::int64_t min_rows_per_level) {
+  return min_rows_per_level > 0 && rows >= levels * min_rows_per_level;
+}
+
 // The one wording of the singular-row error: "sptrsv_analyze: row 7 has a zero diagonal: ...".
 // `what`: "no diagonal entry" or "a zero diagonal".
 std::string singular_row_error(std::int64_t row, const char* what);

@@ -12,19 +12,30 @@ const std::vector<ParamSpec>& sptrsv_params() {
         {"opencl/generic", 64}}},
       // H200, 2026-11-22, lower triangle of the 128^3 Laplacian on NVIDIA OpenCL: sync-free
       // 0.72 / 1.56 ms (f32 / f64) against 2.10 / 2.91 ms for one launch per level.
-      {"sptrsv.syncfree", "OpenCL gpu: one sync-free launch when the levels hold this many rows on average (0: never)",
-       0, 1 << 20, Shape::any, {{"opencl/nvidia", 32}, {"opencl/*", 0}}},
+      // CUDA (H100, 2026-11-27, f32): one block against cuSPARSE on the real SPD triangles
+      // (3.5-45 rows a level on average) 1.5-2.2x where sync-free ran at 0.4-1.3x; on the
+      // Laplacians one block lost once levels averaged a few hundred rows (32^3: 348 rows,
+      // 0.216 against cuSPARSE's 0.153 ms; 48^3: 779 rows, 0.61 against 0.21 ms).
+      {"sptrsv.syncfree",
+       "gpu: one sync-free launch when the levels hold this many rows on average, else the levels walked with barriers "
+       "(CUDA: by one block; 0: never sync-free)",
+       0, 1 << 20, Shape::any, {{"cuda/*", 256}, {"opencl/nvidia", 32}, {"opencl/*", 0}}},
       {"sptrsv.groups_per_cu", "OpenCL sync-free: groups per compute unit", 1, 64, Shape::any,
        {{"opencl/nvidia", 2}, {"opencl/*", 4}}},
       {"sptrsv.syncfree_wg", "OpenCL sync-free: work-items per group and rows per task", 1, 1024, Shape::any,
        {{"opencl/nvidia", 128}, {"opencl/generic", 64}, {"opencl/*", 256}}},
       // 1 or 4 groups per SM, groups of 64 or 256, back-off up to 1 or 1024 ns were within
-      // -5%..+32% of 2 x 128 with 256 ns (H200, NVIDIA OpenCL).
+      // -5%..+32% of 2 x 128 with 256 ns (H200, NVIDIA OpenCL). CUDA (H100, 2026-11-27, lower
+      // triangle of the 128^3 Laplacian, f32, ms; blocks per SM / longest back-off): 1 / 0: 0.817,
+      // 1 / 64: 0.831, 1 / 256: 0.852, 1 / 1024: 0.896, 2 / 0: 0.859, 2 / 64: 0.865, 2 / 256:
+      // 0.893, 2 / 1024: 0.984, 3 / 256: 1.019 (cuSPARSE 0.74-0.75): fewer waiting rows and
+      // shorter sleeps win; 64 ns keeps the level analysis, whose whole grid waits, from spinning.
       {"sptrsv.sleep_ns", "sync-free solves: longest back-off of a waiting thread, ns (0: spin)", 0, 1 << 20,
-       Shape::any, {{"cuda/*", 256}, {"opencl/nvidia", 256}, {"opencl/*", 0}}},
+       Shape::any, {{"cuda/*", 64}, {"opencl/nvidia", 256}, {"opencl/*", 0}}},
       // H200, lower triangle of the 128^3 Laplacian, persistent grid: 2 -> 0.75 ms, 4 -> 0.88 ms,
-      // 8 -> 1.37 ms (more waiting rows, more polls competing with the stores they wait for).
-      {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the solve", 1, 32, Shape::any, {{"cuda/*", 2}}},
+      // 8 -> 1.37 ms (more waiting rows, more polls competing with the stores they wait for);
+      // H100 above: 1 per SM.
+      {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the solve", 1, 32, Shape::any, {{"cuda/*", 1}}},
       // The barrier that ends a level (~1 us) costs more than splitting less work saves.
       {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 8192}}},
