@@ -9,7 +9,9 @@
 //  - levels: a level with more rows than a work-group gets a launch of its own, and runs of
 //    consecutive smaller levels are solved by one work-group with a barrier between levels (one
 //    launch for a whole chain of small levels instead of one per level; on the H200 letting one
-//    group take levels of up to 2048 rows was slower: 2.7 against 2.1 ms, 128^3 Laplacian, f32).
+//    group take levels of up to 2048 rows was slower: 2.7 against 2.1 ms, 128^3 Laplacian, f32),
+//    each work-item loading its next rows while the current level computes, x in local memory
+//    where it fits (kernels/opencl/sptrsv.cl).
 // A plan may be used on any queue: the sync-free plan's flags and epoch are the plan's, so its
 // solves are chained on the device (each waits for the previous one's event, whichever queue
 // ran it), under the backend's mutex.
@@ -36,6 +38,7 @@ class OpenCLSptrsvPlan final : public SptrsvPlanData {
   cl::Buffer diagonal;    // per row, in the dtype; empty with Diag::unit
   cl::Buffer level_rows;  // rows ordered by level
   cl::Buffer level_ptr;   // levels + 1 offsets into level_rows
+  cl::Buffer info;        // per position: (row, row_ptr[row], row_ptr[row + 1], 0), for the chains
   struct Segment {
     bool chain;            // true: levels [begin, end) in one work-group
     int begin, end;        // levels
@@ -114,6 +117,12 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(QueueImpl& qi, Upl
     queue.enqueueFillBuffer(plan->ready, cl_int{0}, 0, plan->ready_bytes, nullptr, &plan->last_solve);
     return plan;
   }
+  std::vector<cl_int4> info(un);
+  for (std::size_t p = 0; p < un; ++p) {
+    const std::int32_t row = s.order[p];
+    info[p] = {{row, rp[static_cast<std::size_t>(row)], rp[static_cast<std::size_t>(row) + 1], 0}};
+  }
+  plan->info = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, un * sizeof(cl_int4), info.data());
   const int chain_max = t.get("sptrsv.wg");  // a level this small is one pass of one group
   for (int l = 0; l < levels;) {
     const int size = ptr[static_cast<std::size_t>(l) + 1] - ptr[static_cast<std::size_t>(l)];
@@ -183,12 +192,15 @@ void OpenCLBackend::sptrsv_solve(QueueImpl& qi, const SptrsvPlanData& plan_data,
     if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueCopyBuffer");
   }
   const int wg = t.get("sptrsv.wg");
+  // The chains keep x in local memory where the group's share holds all n values.
+  const bool local_x = static_cast<std::size_t>(b.n) * sizeof(T) <= local_mem_limit();
+  const int n_local = local_x ? static_cast<int>(b.n) : 0;
   for (const auto& seg : plan->segments) {
     if (seg.chain) {
       cl::Kernel& k = kernel("sptrsv.cl", dtype_v<T>, defines, "sptrsv_chain");
-      launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), A.row_ptr,
-                A.col_idx, A.values, diag, plan->level_rows, plan->level_ptr, seg.begin, seg.end, x.data, x.offset,
-                lower, unit);
+      launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), A.col_idx,
+                A.values, diag, plan->info, plan->level_ptr, seg.begin, seg.end, x.data, x.offset, lower, unit,
+                cl::Local(local_x ? static_cast<std::size_t>(b.n) * sizeof(T) : sizeof(T)), n_local);
     } else {
       cl::Kernel& k = kernel("sptrsv.cl", dtype_v<T>, defines, "sptrsv_level");
       const std::size_t global = (static_cast<std::size_t>(seg.count) + wg - 1) / wg * wg;

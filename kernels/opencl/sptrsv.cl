@@ -33,18 +33,94 @@ __kernel void sptrsv_level(__global const int* row_ptr, __global const int* col_
 
 // A run of consecutive small levels in one work-group: a barrier between levels replaces a
 // kernel launch (a chain-like matrix has as many levels as rows; launching each would cost
-// more than solving it). level_ptr indexes level_rows; levels [level_begin, level_end).
+// more than solving it). level_ptr indexes the positions; info[p] = (row, row_ptr[row],
+// row_ptr[row + 1]) of position p (the host's analysis). Levels [level_begin, level_end).
+// What remains per level is latency, so a work-item loads its next rows while the current level
+// computes: the position's info two levels ahead, the row's first SPTRSV_G entries (and its b and
+// diagonal) one level ahead, the CUDA backend's one-block solve (kernels/cuda/sptrsv.cu). x sits
+// in local memory too when n_local (= n) values fit: the barrier then fences local memory only,
+// and a row reads its dependencies there instead of through the global memory's caches.
+#ifndef SPTRSV_G
+#define SPTRSV_G 8
+#endif
+typedef struct {
+  int row, e, end;
+  REAL b, d;
+  int c[SPTRSV_G];
+  REAL v[SPTRSV_G];
+} ChainRow;
+
+inline int4 chain_info(__global const int4* info, __global const int* level_ptr, int lev, int level_end, int t) {
+  if (lev >= level_end) return (int4)(-1, 0, 0, 0);
+  const int p = level_ptr[lev] + t;
+  return p < level_ptr[lev + 1] ? info[p] : (int4)(-1, 0, 0, 0);
+}
+
+inline ChainRow chain_load(int4 f, __global const int* col_idx, __global const REAL* values,
+                           __global const REAL* diag, __global const REAL* x, int unit) {
+  ChainRow r;
+  r.row = f.x;
+  r.end = f.z;
+  r.e = f.y + SPTRSV_G;
+  r.b = f.x >= 0 ? x[f.x] : (REAL)0;  // still b: only this row's work-item writes it
+  r.d = f.x >= 0 && !unit ? diag[f.x] : (REAL)1;
+#pragma unroll
+  for (int k = 0; k < SPTRSV_G; ++k) {
+    const int e = f.y + k;
+    const bool in = f.x >= 0 && e < f.z;
+    r.c[k] = in ? col_idx[e] : -1;
+    r.v[k] = in ? values[e] : (REAL)0;
+  }
+  return r;
+}
+
+inline void chain_solve(const ChainRow* r, __global const int* col_idx, __global const REAL* values,
+                        __global REAL* x, __local REAL* xs, int local_x, int lower) {
+  if (r->row < 0) return;
+  const int i = r->row;
+  REAL s = r->b;
+#pragma unroll
+  for (int k = 0; k < SPTRSV_G; ++k) {
+    const int j = r->c[k];
+    if (j >= 0 && (lower ? j < i : j > i)) s -= r->v[k] * (local_x ? xs[j] : x[j]);
+  }
+  for (int e = r->e; e < r->end; ++e) {
+    const int j = col_idx[e];
+    if (lower ? j < i : j > i) s -= values[e] * (local_x ? xs[j] : x[j]);
+  }
+  const REAL v = s / r->d;
+  x[i] = v;
+  if (local_x) xs[i] = v;
+}
+
 __kernel __attribute__((reqd_work_group_size(SPTRSV_WG, 1, 1))) void sptrsv_chain(
-    __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
-    __global const REAL* diag, __global const int* level_rows, __global const int* level_ptr, int level_begin,
-    int level_end, __global REAL* x, long x_off, int lower, int unit) {
+    __global const int* col_idx, __global const REAL* values, __global const REAL* diag, __global const int4* info,
+    __global const int* level_ptr, int level_begin, int level_end, __global REAL* x, long x_off, int lower, int unit,
+    __local REAL* xs, int n_local) {
   x += x_off;
   const int t = get_local_id(0);
+  const int local_x = n_local > 0;
+  if (local_x) {  // earlier segments' values and this chain's b
+    for (int i = t; i < n_local; i += SPTRSV_WG) xs[i] = x[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  ChainRow next = chain_load(chain_info(info, level_ptr, level_begin, level_end, t), col_idx, values, diag, x, unit);
+  int4 f1 = chain_info(info, level_ptr, level_begin + 1, level_end, t);
   for (int lev = level_begin; lev < level_end; ++lev) {
+    const ChainRow cur = next;
+    const int4 f2 = chain_info(info, level_ptr, lev + 2, level_end, t);
+    next = chain_load(f1, col_idx, values, diag, x, unit);
+    f1 = f2;
+    chain_solve(&cur, col_idx, values, x, xs, local_x, lower);
     const int end = level_ptr[lev + 1];
-    for (int p = level_ptr[lev] + t; p < end; p += SPTRSV_WG)
-      solve_row(level_rows[p], row_ptr, col_idx, values, diag, x, lower, unit);
-    barrier(CLK_GLOBAL_MEM_FENCE);  // this level's x visible to the whole group
+    for (int p = level_ptr[lev] + SPTRSV_WG + t; p < end; p += SPTRSV_WG) {  // a level wider than the group
+      const ChainRow r = chain_load(info[p], col_idx, values, diag, x, unit);
+      chain_solve(&r, col_idx, values, x, xs, local_x, lower);
+    }
+    if (local_x)
+      barrier(CLK_LOCAL_MEM_FENCE);  // this level's x visible to the whole group
+    else
+      barrier(CLK_GLOBAL_MEM_FENCE);
   }
 }
 
