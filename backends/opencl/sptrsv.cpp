@@ -39,6 +39,7 @@ class OpenCLSptrsvPlan final : public SptrsvPlanData {
   cl::Buffer level_rows;  // rows ordered by level
   cl::Buffer level_ptr;   // levels + 1 offsets into level_rows
   cl::Buffer info;        // per position: (row, row_ptr[row], row_ptr[row + 1], 0), for the chains
+  int chain_entries = 4;  // entries of a row a chain's work-item loads a level ahead (SPTRSV_G)
   struct Segment {
     bool chain;            // true: levels [begin, end) in one work-group
     int begin, end;        // levels
@@ -123,6 +124,10 @@ std::shared_ptr<SptrsvPlanData> OpenCLBackend::sptrsv_analyze(QueueImpl& qi, Upl
     info[p] = {{row, rp[static_cast<std::size_t>(row)], rp[static_cast<std::size_t>(row) + 1], 0}};
   }
   plan->info = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, un * sizeof(cl_int4), info.data());
+  // Entries loaded ahead: most rows whole (1.5x the mean length, a power of 2 in 4..32): the
+  // rest of a row is loaded as the level computes, a round trip per few entries.
+  const std::int64_t want = (3 * A.nnz + 2 * n - 1) / (2 * n);
+  while (plan->chain_entries < 32 && plan->chain_entries < want) plan->chain_entries *= 2;
   const int chain_max = t.get("sptrsv.wg");  // a level this small is one pass of one group
   for (int l = 0; l < levels;) {
     const int size = ptr[static_cast<std::size_t>(l) + 1] - ptr[static_cast<std::size_t>(l)];
@@ -197,7 +202,8 @@ void OpenCLBackend::sptrsv_solve(QueueImpl& qi, const SptrsvPlanData& plan_data,
   const int n_local = local_x ? static_cast<int>(b.n) : 0;
   for (const auto& seg : plan->segments) {
     if (seg.chain) {
-      cl::Kernel& k = kernel("sptrsv.cl", dtype_v<T>, defines, "sptrsv_chain");
+      cl::Kernel& k =
+          kernel("sptrsv.cl", dtype_v<T>, defines + " -DSPTRSV_G=" + std::to_string(plan->chain_entries), "sptrsv_chain");
       launch<T>(q, k, cl::NDRange(static_cast<std::size_t>(wg)), cl::NDRange(static_cast<std::size_t>(wg)), A.col_idx,
                 A.values, diag, plan->info, plan->level_ptr, seg.begin, seg.end, x.data, x.offset, lower, unit,
                 cl::Local(local_x ? static_cast<std::size_t>(b.n) * sizeof(T) : sizeof(T)), n_local);
