@@ -34,7 +34,10 @@ const std::vector<ParamSpec>& sptrsv_params() {
        Shape::any, {{"cuda/*", 64}, {"opencl/nvidia", 256}, {"opencl/*", 0}}},
       // H200, lower triangle of the 128^3 Laplacian, persistent grid: 2 -> 0.75 ms, 4 -> 0.88 ms,
       // 8 -> 1.37 ms (more waiting rows, more polls competing with the stores they wait for);
-      // H100 above: 1 per SM.
+      // H100 above: 1 per SM. A persistent grid of that many blocks taking chunk after chunk, a
+      // waiting row loading the next one's data, was slower (H100, 128^3 Laplacian f32: 0.958 /
+      // 0.932 ms at 1 / 2 blocks per SM against 0.812 / 0.862): the launches are not what
+      // bounds the solve.
       {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the solve", 1, 32, Shape::any, {{"cuda/*", 1}}},
       // The barrier that ends a level (~1 us) costs more than splitting less work saves.
       {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
