@@ -193,6 +193,21 @@ TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, steps 1/2/5, odd and degenerate gr
   }
 }
 
+// Rows a whole number of 16-byte runs (nx % 4 == 0): the grids the vector kernels take (CUDA's
+// runs of cells, the bulk-copy plane sweep, OpenCL's vw), with x and y tiles cut short by the grid
+// (128 / 64 cells along x per tile of f32 / f64, 16 rows) and z chunks shorter than the radius.
+TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, rows of whole 16-byte runs, tiles cut by the grid", T, float, double) {
+  std::uint32_t seed = 260;
+  for (int r = 1; r <= 4; ++r) {
+    const GridShape grids[] = {{3, 8 * r + 12, 2 * r + 9, 2 * r + 7}, {3, 132, 19, 2 * r + 5}, {3, 68, 37, 3}};
+    for (const GridShape& g : grids)
+      for (int steps : {1, 2, 5}) {
+        seed += 2;
+        stencil_case<T>(g, stencil_coeffs<T>(3, r, seed), steps, seed + 1);
+      }
+  }
+}
+
 // Step counts that split unevenly into passes of the temporally blocked paths (cpu: taken for
 // grids beyond the last-level cache, forced onto these by the ctest entry
 // cpu.stencil_time_blocked; GPU: the radius-1 time-blocked kernels), on odd grids.

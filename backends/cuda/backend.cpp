@@ -96,7 +96,7 @@ namespace {
 const char* tuning_class(const cudaDeviceProp& p) { return p.major >= 9 ? "cuda/sm90" : "cuda/sm80"; }
 
 // The kernels' fixed shapes and the tuning values that shape them, for tessera-info.
-std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::Tuning& tune, int sm_count, bool wgmma) {
+std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::Tuning& tune, int sm_count, bool sm90a) {
   auto tile = [](int m, int n, int k, int tm, int tn) {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " block, " + std::to_string(tm) +
            "x" + std::to_string(tn) + " per thread";
@@ -131,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                                    std::to_string(T32::WN) + " per warp, " + std::to_string(T32::STAGES) +
                                    "-stage cp.async (narrow: " + std::to_string(Tf32GemmTile<true>::BN) +
                                    " columns); also conv_layer's" +
-                                   (wgmma ? std::string("; gemm on this device: wgmma + bulk tensor copy where one operand "
+                                   (sm90a ? std::string("; gemm on this device: wgmma + bulk tensor copy where one operand "
                                                       "is K-major and 16-byte aligned (gemm.tf32_kernel)")
                                         : std::string())},
       {"gemm f64", "FP64 tensor cores (DMMA m16n8k4 on sm_90, m8n8k4 before), " + std::to_string(D::BM) + "x" +
@@ -140,7 +140,12 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
       {"stencil", "2D " + std::to_string(kStencil2dBlockX) + "x" +
                       std::to_string(kStencil2dBlockY * kStencil2dRowsPerThread) + " tiles; 3D 2.5D " +
                       std::to_string(kStencil3dBlockX * kStencil3dCellsX) + "x" + std::to_string(kStencil3dBlockY) +
-                      " planes, z chunk " + std::to_string(tune.get("stencil.z_chunk"))},
+                      " planes, z chunk " + std::to_string(tune.get("stencil.z_chunk")) +
+                      (sm90a ? "; radius 2-4 on this device: planes of " + std::to_string(stencil3d_tma_tile_x(4)) +
+                                   "x" + std::to_string(tune.get("stencil.bulk_rows")) +
+                                   " (f32) by the bulk tensor copy into a ring, " +
+                                   std::to_string(tune.get("stencil.bulk_prefetch")) + " in flight (stencil.plane_sweep)"
+                             : std::string())},
       {"conv2d", std::to_string(kConvTileX) + "x" + std::to_string(kConvTileY) +
                      " output tiles, filter in constant memory up to K = " + std::to_string(kConvConstFilterMax)},
       {"conv_layer", "implicit GEMM on the gemm tiles"},
@@ -191,7 +196,7 @@ DeviceInfo CudaBackend::info() const {
       {"PCI", std::to_string(props_.pciDomainID) + ":" + std::to_string(props_.pciBusID) + ":" +
                   std::to_string(props_.pciDeviceID)},
   };
-  for (auto& kv : describe_kernels(tune_, sm_count(), has_wgmma())) d.details.emplace_back("kernels: " + kv.first, kv.second);
+  for (auto& kv : describe_kernels(tune_, sm_count(), has_sm90a())) d.details.emplace_back("kernels: " + kv.first, kv.second);
   d.tuning_class = tune_.device_class();
   d.tuning = tune_.values();
   return d;

@@ -148,10 +148,10 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch = 1) const;
-  // Hopper's wgmma gemm kernel: built (for sm_90a: TESSERA_CUDA_WGMMA) and this device is 9.0,
-  // the only one its machine code runs on.
-  bool has_wgmma() const {
-#ifdef TESSERA_CUDA_WGMMA
+  // Hopper's kernels (wgmma gemm, the bulk-copy stencil sweep): built (for sm_90a:
+  // TESSERA_CUDA_SM90A) and this device is 9.0, the only one their machine code runs on.
+  bool has_sm90a() const {
+#ifdef TESSERA_CUDA_SM90A
     return props_.major == 9 && props_.minor == 0;
 #else
     return false;

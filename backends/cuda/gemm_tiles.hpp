@@ -44,9 +44,9 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batc
 // which fit it (64 wide along n). wgmma's rate over mma.sync's on full tiles, measured at n =
 // 4096 (H100, bench/RESULTS.md session 13): tf32 0.657 against 1.588 ms, tf32x3 1.565 against 2.809.
 inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const float* B) const {
-#ifdef TESSERA_CUDA_WGMMA
+#ifdef TESSERA_CUDA_SM90A
   const int forced = tune_.get("gemm.tf32_kernel");
-  if (forced == 0 || s.math == MathMode::exact || !has_wgmma()) return false;
+  if (forced == 0 || s.math == MathMode::exact || !has_sm90a()) return false;
   if (!gemm_wgmma_applies(s, A, B)) return false;
   if (forced == 1) return true;
   const bool swap = gemm_wgmma_swaps(s);
@@ -68,7 +68,7 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
 // layer's Winograd products.
 template <class T>
 void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) const {
-#ifdef TESSERA_CUDA_WGMMA  // gemm_wgmma.cu is built
+#ifdef TESSERA_CUDA_SM90A  // gemm_wgmma.cu is built
   if constexpr (sizeof(T) == 4) {
     if (use_wgmma(s, A, B)) {
       TESSERA_CUDA_CHECK(launch_gemm_wgmma(s, alpha, A, B, beta, C, stream));

@@ -42,25 +42,56 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   c.c[0] = static_cast<T>(spec.centre);
   for (int d = 1; d <= R; ++d) c.c[d] = static_cast<T>(spec.axis[0][static_cast<std::size_t>(d)]);
 
-  int z_chunk = tune_.get("stencil.z_chunk");
-  if (u.ndim == 3) {
-    const std::int64_t xy_blocks =
-        ((nx + kStencil3dBlockX * kStencil3dCellsX - 1) / (kStencil3dBlockX * kStencil3dCellsX)) *
-        ((ny + kStencil3dBlockY - 1) / kStencil3dBlockY);
-    while (z_chunk > 4 && xy_blocks * ((nz + z_chunk - 1) / z_chunk) < 8LL * sm_count()) z_chunk /= 2;
-  }
-
   T* cur = static_cast<T*>(u.data);
   T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
-  // One 3D step per pass: the plane sweep (register queue along z) or a thread per cell.
-  // The defaults' measurements: lib/src/tuning/stencil.cpp.
-  const int sweep_setting = tune_.get("stencil.plane_sweep");
-  const bool plane_sweep = sweep_setting == 1 || (sweep_setting == 2 && sizeof(T) == 4 && R > 1);
+  // One 3D step per pass: a plane sweep (the register queue's, or the bulk-copy ring's on
+  // Hopper) or a thread per cells. The defaults' measurements: lib/src/tuning/stencil.cpp.
+  enum class Step3d { cells, sweep, bulk };
+#ifdef TESSERA_CUDA_SM90A
+  const bool bulk_ok = u.ndim == 3 && has_sm90a() && stencil3d_tma_applies(cur, next, nx, ny, nz, sizeof(T));
+#else
+  const bool bulk_ok = false;
+#endif
+  Step3d kind = Step3d::cells;
+  switch (tune_.get("stencil.plane_sweep")) {
+    case 0: kind = Step3d::cells; break;
+    case 1: kind = Step3d::sweep; break;
+    case 3: kind = bulk_ok ? Step3d::bulk : Step3d::sweep; break;
+    default:  // 2
+      if (R > 1 && bulk_ok) kind = Step3d::bulk;
+      else if (R > 1 && sizeof(T) == 4) kind = Step3d::sweep;
+      break;
+  }
   const int cells_setting = tune_.get("stencil.cells");
   const int cells = cells_setting != 0 ? cells_setting : (sizeof(T) == 4 ? 4 : 1);
+  // The sweeps' z chunk, halved while the grid would have fewer blocks than keep every SM busy
+  // to the end: 8 blocks an SM of the register sweep's 256 threads, 2 of the bulk sweep's 256
+  // or 512 (its blocks hold a ring of planes; each chunk re-reads 2R planes, 12 % at R = 4 and 64).
+  int z_chunk = tune_.get("stencil.z_chunk");
+  const int bulk_rows = tune_.get("stencil.bulk_rows");
+  if (u.ndim == 3) {
+    const bool bulk = kind == Step3d::bulk;
+    const std::int64_t tx = bulk ? stencil3d_tma_tile_x(sizeof(T)) : kStencil3dBlockX * kStencil3dCellsX;
+    const std::int64_t ty = bulk ? bulk_rows : kStencil3dBlockY;
+    const std::int64_t xy_blocks = ((nx + tx - 1) / tx) * ((ny + ty - 1) / ty);
+    const std::int64_t min_blocks = (bulk ? 2LL : 8LL) * sm_count();
+    while (z_chunk > 4 && xy_blocks * ((nz + z_chunk - 1) / z_chunk) < min_blocks) z_chunk /= 2;
+  }
   auto step3d = [&](const T* from, T* to) {
-    return plane_sweep ? launch_stencil3d<T>(R, c, from, to, nx, ny, nz, z_chunk, stream)
-                       : launch_stencil3d_cell<T>(R, cells, c, from, to, nx, ny, nz, stream);
+    switch (kind) {
+#ifdef TESSERA_CUDA_SM90A
+      case Step3d::bulk: {
+        StencilBulkShape b;
+        b.rows = bulk_rows;
+        b.min_blocks = tune_.get("stencil.bulk_min_blocks");
+        b.z_chunk = z_chunk;
+        b.prefetch = tune_.get("stencil.bulk_prefetch");
+        return launch_stencil3d_tma<T>(R, b, c, from, to, nx, ny, nz, stream);
+      }
+#endif
+      case Step3d::sweep: return launch_stencil3d<T>(R, c, from, to, nx, ny, nz, z_chunk, stream);
+      default: return launch_stencil3d_cell<T>(R, cells, c, from, to, nx, ny, nz, stream);
+    }
   };
   // 3D 7-point, steps > 1, a grid beyond the L2: up to stencil.time_block steps per pass
   // (launch_stencil3d_tblock), the passes differing by at most one step; a one-step pass is

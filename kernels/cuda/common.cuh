@@ -48,6 +48,13 @@ struct Vec16<double> {
   static constexpr int n = 2;
 };
 
+// V consecutive cells of a stencil grid, read and written as one aligned vector (the 3D stencil
+// kernels: stencil.cu, stencil_tma.cu).
+template <class T, int V>
+struct alignas(sizeof(T) * V) CellRun {
+  T v[V];
+};
+
 __host__ __device__ __forceinline__ std::int64_t imin64(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
 
 inline unsigned int blocks_for(std::int64_t items, int per_block) {

@@ -27,13 +27,12 @@
 // full -> empty (both math warpgroups done with the stage). Edges: the copy engine zero-fills
 // outside the matrices, the loaders likewise (so K needs no multiple of 32), the epilogue stores
 // only inside C.
-#include <cudaTypedefs.h>
-
 #include <climits>
 
 #include "kernels/cuda/gemm_async.cuh"
 #include "kernels/cuda/launch.hpp"
 #include "kernels/cuda/sm90.cuh"
+#include "kernels/cuda/tensor_map.hpp"
 
 namespace tessera::cuda {
 
@@ -317,19 +316,6 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
       }
   }
 #endif
-}
-
-// cuTensorMapEncodeTiled from the driver, found once through the runtime (no link to libcuda).
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
 }
 
 // batch rows x inner f32 matrices (leading dimension ld, `stride` elements apart; one matrix:

@@ -269,7 +269,7 @@ struct GemmProblem {
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
 // f32 under tf32 / tf32x3 on Hopper's wgmma (kernels/cuda/gemm_wgmma.cu; built only where the
-// plugin targets sm_90, TESSERA_CUDA_WGMMA, and run only on compute capability 9.0). Applies
+// plugin targets sm_90, TESSERA_CUDA_SM90A, and run only on compute capability 9.0). Applies
 // where one operand is K-major in memory (not op(A) = A^T with op(B) = B), both bases are 16-byte
 // aligned and both leading dimensions multiples of 4 (the copy engine's rule).
 // A batch's strides must keep every matrix 16-byte aligned.
@@ -336,6 +336,23 @@ int stencil3d_cell_run(int cells, const void* in, const void* out, std::int64_t 
 template <class T>
 cudaError_t launch_stencil3d_cell(int radius, int cells, const StencilCoeffs<T>& c, const T* in, T* out,
                                   std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream);
+// 3D, the plane sweep with its planes brought by Hopper's bulk tensor copy into a ring in shared
+// memory (kernels/cuda/stencil_tma.cu; built where the plugin targets sm_90, TESSERA_CUDA_SM90A,
+// run on compute capability 9.0 only): blocks of kStencil3dTmaBlockX x `rows` (8 or 16) threads,
+// each a 16-byte run of cells along x, over z_chunk planes, compiled to fit min_blocks an SM (1
+// for 16 rows; 2 or 3 for 8); `prefetch` planes in flight beyond the one awaited. The same result
+// bit for bit as launch_stencil3d. Applies where both grids are 16-byte aligned and a row is a
+// multiple of 16 bytes (stencil3d_tma_applies).
+constexpr int kStencil3dTmaBlockX = 32;
+constexpr int stencil3d_tma_tile_x(std::size_t elem) { return kStencil3dTmaBlockX * 16 / static_cast<int>(elem); }
+struct StencilBulkShape {
+  int rows = 16, min_blocks = 1, z_chunk = 64, prefetch = 3;
+};
+bool stencil3d_tma_applies(const void* in, const void* out, std::int64_t nx, std::int64_t ny, std::int64_t nz,
+                           std::size_t elem);
+template <class T>
+cudaError_t launch_stencil3d_tma(int radius, const StencilBulkShape& b, const StencilCoeffs<T>& c, const T* in, T* out,
+                                 std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream);
 // The 3D 7-point stencil (radius 1), `levels` (2..kStencilTblockMaxLevels) Jacobi steps in one
 // pass (temporal blocking, kernels/cuda/stencil.cu): blocks of lx x ly threads, a tile of as many
 // cells whose inner (lx - 2 levels) x (ly - 2 levels) are written; every cell of `out` written

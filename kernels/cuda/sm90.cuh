@@ -1,6 +1,6 @@
 // Hopper-only (sm_90a) building blocks, in inline PTX: mbarriers, the bulk tensor copy (TMA),
 // warpgroup MMA (wgmma) and register reallocation. Included only by translation units built for
-// sm_90a (kernels/cuda/gemm_wgmma.cu); their machine code runs on compute capability 9.0 alone.
+// sm_90a (kernels/cuda/gemm_wgmma.cu, stencil_tma.cu); their machine code runs on compute capability 9.0 alone.
 #pragma once
 
 #include <cuda.h>

@@ -49,11 +49,6 @@ __global__ __launch_bounds__(kStencil2dBlockX* kStencil2dBlockY) void stencil2d_
   }
 }
 
-template <class T, int V>
-struct alignas(sizeof(T) * V) CellRun {
-  T v[V];
-};
-
 // 3D plane sweep (the 2.5D method; stencil.plane_sweep): a block owns a 128 x 8 column of cells
 // over a chunk of z, each thread a run of V = kStencil3dCellsX consecutive cells along x, read and
 // written as one vector. The current x-y plane (with a one-run halo in x and an R-wide one in y)

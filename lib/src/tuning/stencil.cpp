@@ -26,27 +26,45 @@ const std::vector<ParamSpec>& stencil_params() {
       // clang builtins: PoCL only (untested on Intel's compiler).
       {"stencil.sweep_rows", "cpu kernels, 3D grids beyond the caches: rows per z sweep, stores streamed (0: off)", 0,
        1024, Shape::any, {{"opencl/pocl-cpu", 16}, {"opencl/*", 0}}},
-      // CUDA 3D one step per pass, H100, 512^3, 10 steps, % of copy bandwidth (bench/RESULTS.md,
-      // session 15; the plane sweep reading runs of 4 cells, a thread per 1 / 2 / 4 cells):
-      //                 plane sweep   a thread per 1 / 2 / 4 cells (stencil.cells)
-      //   7-point f32   86            61 / 77 / 92
-      //   7-point f64   86            93 / 92 / 92
-      //   13-point f32  74            47
-      //   13-point f64  55            81
-      //   25-point f32  59            31 / 46 / 42
-      //   25-point f64  44            48 / 44 / 33
-      // so 2 takes the sweep for 4-byte cells of radius 2 or more, else a thread per cells, and
-      // cells 0 takes 4 for 4-byte cells, 1 for 8-byte (session 11, with a cell per access
-      // everywhere: sweep 78 / 89 / 49 / 47, a thread per cell 63 / 94 / 39 / 55).
+      // CUDA 3D one step per pass, H100, 512^3, 10 steps, ms (bench/RESULTS.md, session 17; the
+      // register sweep reading runs of 4 cells; a thread per 4 cells for f32, 1 for f64; the
+      // bulk-copy sweep with 16 and with 8 rows, 3 planes in flight):
+      //                 register sweep   a thread per cells   bulk, 16 rows   bulk, 8 rows
+      //   7-point f32   4.22             3.97                 4.35            4.28
+      //   7-point f64   8.45             7.84                 8.71            8.37
+      //   13-point f32  4.89             4.72                 4.48            4.41
+      //   13-point f64  13.08            8.98                 9.00            8.81
+      //   25-point f32  6.18             8.59                 5.84            4.87
+      //   25-point f64  16.50            15.16                11.42           9.10
+      // so 2 takes the bulk-copy sweep for radius 2 or more where it applies (compute capability
+      // 9.0, 16-byte rows), else the register sweep for f32 of radius 2 or more, else a thread per
+      // cells; cells 0 takes 4 for 4-byte cells, 1 for 8-byte (session 15: a thread per 1 / 2 / 4
+      // cells, 7-point f32 61 / 77 / 92 % of copy, f64 93 / 92 / 92).
       {"stencil.plane_sweep",
        "CUDA 3D, one step per pass: 1 the plane sweep (register queue along z), 0 a thread per cells "
-       "(stencil.cells), 2 the sweep for f32 of radius 2 or more, else a thread per cells",
-       0, 2, Shape::any, {{"cuda/*", 2}}},
+       "(stencil.cells), 3 the plane sweep on Hopper's bulk tensor copy (compute capability 9.0; elsewhere, or "
+       "grids it does not apply to, 1), 2 the bulk sweep for radius 2 or more where it applies, else the register "
+       "sweep for f32 of radius 2 or more, else a thread per cells",
+       0, 3, Shape::any, {{"cuda/*", 2}}},
+      // The bulk sweep's shape (same runs, ms): 8 rows against 16 above (two blocks an SM, each
+      // waiting at its own barrier, against one: ncu on 16 rows, 25-point f32: 25 % occupancy,
+      // DRAM 45 %, L2 57 %, SM 51 %: latency); three blocks (80 registers) 4.97 / 8.96 ms at
+      // 25-point f32 / f64 against two's 4.87 / 9.10, and with 2 planes in flight 5.00 / 8.99; 5
+      // planes (16 rows) no faster than 3; z chunks of 32 and 128 planes: 6.06 and 5.80 at
+      // 25-point f32 (16 rows), 64 5.84. (The 16-row column predates summing one distance at a
+      // time, which only cut registers: 8 rows measured 5.25 / 9.47 before it.)
+      {"stencil.bulk_prefetch", "CUDA 3D, the bulk-copy plane sweep: planes in flight beyond the one awaited", 1, 16,
+       Shape::any, {{"cuda/*", 3}}},
+      {"stencil.bulk_rows", "CUDA 3D, the bulk-copy plane sweep: rows of a block's tile (8 or 16)", 8, 16,
+       Shape::pow2, {{"cuda/*", 8}}},
+      {"stencil.bulk_min_blocks",
+       "CUDA 3D, the bulk-copy plane sweep of 8 rows: blocks an SM its registers are capped to fit (2 or 3)", 2, 3,
+       Shape::any, {{"cuda/*", 2}}},
       {"stencil.cells",
        "CUDA 3D, a thread per cells: consecutive cells along x per thread, loaded as one vector (1, 2 or 4; 0: 4 "
        "for f32, 1 for f64); grids whose nx it does not divide take 1",
        0, 4, Shape::any, {{"cuda/*", 0}}},
-      {"stencil.z_chunk", "CUDA 3D: planes per block along z (the register queue's run)", 1, 1 << 20, Shape::any,
+      {"stencil.z_chunk", "CUDA 3D: planes per block along z (the plane sweeps' run)", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}}},
       // 3D grids are blocked in y: per thread, the block's working set (2r+1 source row blocks
       // plus the destination block) should take about half of a 512 KiB - 1 MiB L2, leaving room
