@@ -179,8 +179,6 @@ __global__ __launch_bounds__(kMergeThreads) void spmv_merge_kernel(
   constexpr int THREADS = kMergeThreads, ITEMS = kMergeItemsPerThread, TILE = kMergeTile;
   __shared__ int s_row_end[TILE + 1];  // ends of the tile's rows, relative to its first nonzero
   __shared__ T s_prod[TILE];           // values[j] * x[col[j]] for the tile's nonzeros
-  __shared__ int s_carry_row[THREADS];
-  __shared__ T s_carry_val[THREADS];
 
   const int2 c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
   const int r0 = c0.x, z0 = c0.y;
@@ -220,23 +218,50 @@ __global__ __launch_bounds__(kMergeThreads) void spmv_merge_kernel(
       ++i;
     }
   }
-  s_carry_row[tid] = i;  // the row still open at this thread's end, and its partial sum
-  s_carry_val[tid] = sum;
+  // The threads' open rows (the row still open at each thread's end, and its partial sum) are
+  // non-decreasing in tid: a segmented inclusive scan by row gives each thread the sum of its
+  // open row over itself and the earlier threads of this block. Within a warp by shuffles, then
+  // across warps through each warp's last lane (rows spanning whole warps: at most 7 steps).
+  // (A thread walking back over its predecessors one by one cost a dependent chain of up to 255
+  // shared-memory loads on power-law rows.)
+  __shared__ int s_warp_row[THREADS / 32];
+  __shared__ T s_warp_scan[THREADS / 32];
+  const int lane = tid & 31, warp = tid >> 5;
+  const int open = i;
+  T scan = sum;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const T v = __shfl_up_sync(kFullMask, scan, off);
+    const int r = __shfl_up_sync(kFullMask, open, off);
+    if (lane >= off && r == open) scan += v;
+  }
+  const T prev_scan = __shfl_up_sync(kFullMask, scan, 1);  // lane - 1's, within the warp
+  const int prev_open = __shfl_up_sync(kFullMask, open, 1);
+  const int lane0_open = __shfl_sync(kFullMask, open, 0);
+  if (lane == 31) {
+    s_warp_row[warp] = open;
+    s_warp_scan[warp] = scan;
+  }
   __syncthreads();
+  // The part of `row` held by the warps before this one (it began there and fills them to their ends).
+  auto earlier_warps = [&](int row) {
+    T c = 0;
+    for (int w = warp - 1; w >= 0 && s_warp_row[w] == row; --w) c += s_warp_scan[w];
+    return c;
+  };
 
   if (first_done) {
-    // Earlier threads of this block that ended inside first_row hold its beginning; earlier
-    // blocks' parts arrive through the fix-up pass.
+    // Earlier threads of this block that ended inside first_row hold its beginning (thread
+    // tid - 1's open row is first_row whenever it holds any of it); earlier blocks' parts
+    // arrive through the fix-up pass.
     T carry = 0;
-    for (int t = tid - 1; t >= 0 && s_carry_row[t] == first_row; --t) carry += s_carry_val[t];
+    if (lane == 0) carry = earlier_warps(first_row);
+    else if (prev_open == first_row) carry = prev_scan + (lane0_open == first_row ? earlier_warps(first_row) : T(0));
     y[r0 + first_row] = finish(alpha, carry + first_sum, beta, y, r0 + first_row);
   }
   if (tid == THREADS - 1) {
-    const int open = s_carry_row[THREADS - 1];
-    T carry = 0;
-    for (int t = THREADS - 1; t >= 0 && s_carry_row[t] == open; --t) carry += s_carry_val[t];
     carry_rows[blockIdx.x] = r0 + open;
-    carry_vals[blockIdx.x] = carry;
+    carry_vals[blockIdx.x] = scan + (lane0_open == open ? earlier_warps(open) : T(0));
   }
 }
 
