@@ -274,23 +274,30 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_merge(
       ++i;
     }
   }
-  s_carry_row[tid] = i;  // the row still open at this work-item's end, and its partial sum
+  // The open rows (the row still open at each work-item's end, and its partial sum) are
+  // non-decreasing in tid: a segmented inclusive scan by row (Hillis-Steele in local memory)
+  // leaves in s_carry_val[t] the sum of t's open row over work-items 0..t. (A work-item walking
+  // back over its predecessors one by one is a dependent chain as long as the row's span.)
+  s_carry_row[tid] = i;
   s_carry_val[tid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
+  for (int off = 1; off < SPMV_WG; off <<= 1) {
+    const REAL add = tid >= off && s_carry_row[tid - off] == i ? s_carry_val[tid - off] : (REAL)0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s_carry_val[tid] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 
   if (first_done) {
-    // Earlier work-items of this group that ended inside first_row hold its beginning; earlier
-    // groups' parts arrive through the fix-up pass.
-    REAL carry = 0;
-    for (int t = tid - 1; t >= 0 && s_carry_row[t] == first_row; --t) carry += s_carry_val[t];
+    // Earlier work-items of this group that ended inside first_row hold its beginning (work-item
+    // tid - 1's open row is first_row whenever it holds any of it); earlier groups' parts arrive
+    // through the fix-up pass.
+    const REAL carry = tid > 0 && s_carry_row[tid - 1] == first_row ? s_carry_val[tid - 1] : (REAL)0;
     y[r0 + first_row] = merge_finish(alpha, carry + first_sum, beta, y, r0 + first_row, read_y);
   }
   if (tid == SPMV_WG - 1) {
-    const int open = s_carry_row[SPMV_WG - 1];
-    REAL carry = 0;
-    for (int t = SPMV_WG - 1; t >= 0 && s_carry_row[t] == open; --t) carry += s_carry_val[t];
-    carry_rows[g] = r0 + open;
-    carry_vals[g] = carry;
+    carry_rows[g] = r0 + i;
+    carry_vals[g] = s_carry_val[tid];
   }
 }
 
