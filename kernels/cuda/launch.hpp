@@ -340,8 +340,8 @@ cudaError_t launch_stencil3d_cell(int radius, int cells, const StencilCoeffs<T>&
 // memory (kernels/cuda/stencil_tma.cu; built where the plugin targets sm_90, TESSERA_CUDA_SM90A,
 // run on compute capability 9.0 only): blocks of kStencil3dTmaBlockX x `rows` (8 or 16) threads,
 // each a 16-byte run of cells along x, over z_chunk planes, compiled to fit min_blocks an SM (1
-// for 16 rows; 2 or 3 for 8); `prefetch` planes in flight beyond the one awaited. The same result
-// bit for bit as launch_stencil3d. Applies where both grids are 16-byte aligned and a row is a
+// for 16 rows; 2 or 3 for 8); `prefetch` planes in flight beyond the one awaited. Each cell's sum
+// is launch_stencil3d's, in its order. Applies where both grids are 16-byte aligned and a row is a
 // multiple of 16 bytes (stencil3d_tma_applies).
 constexpr int kStencil3dTmaBlockX = 32;
 constexpr int stencil3d_tma_tile_x(std::size_t elem) { return kStencil3dTmaBlockX * 16 / static_cast<int>(elem); }

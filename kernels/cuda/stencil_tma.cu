@@ -12,9 +12,9 @@
 // column's 2R + 1 runs along z in registers (read from the ring as the plane arrives), so the
 // z neighbours cost no shared-memory loads.
 //
-// Block: 32 x 16 threads, each a run of V = 16 / sizeof(T) cells along x (one 16-byte vector),
-// a tile of 32 V x 16 cells over z_chunk planes. The arithmetic is the cell kernel's, in its
-// order, so results match the other 3D kernels bit for bit.
+// Block: 32 x BY threads (BY = 8 or 16 rows), each a run of V = 16 / sizeof(T) cells along x (one
+// 16-byte vector), a tile of 32 V x BY cells over z_chunk planes. Each cell's sum is the cell kernel's, in its
+// order.
 #include <algorithm>
 
 #include "kernels/cuda/common.cuh"
