@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -131,6 +132,17 @@ void stencil_case(const GridShape& g, const std::vector<T>& coeffs, int steps, s
   });
 }
 
+// Every grid with each step count, fresh coefficients and data each time (seed advances).
+template <class T, std::size_t N>
+void grid_cases(int ndim, int r, const GridShape (&grids)[N], std::initializer_list<int> step_counts,
+                std::uint32_t& seed) {
+  for (const GridShape& g : grids)
+    for (int steps : step_counts) {
+      seed += 2;
+      stencil_case<T>(g, stencil_coeffs<T>(ndim, r, seed), steps, seed + 1);
+    }
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("stencil: known answer (one step of the 2D 5-point heat stencil)", T, float, double) {
@@ -168,11 +180,7 @@ TEST_CASE_TEMPLATE("stencil: 2D, radius 1..4, steps 1/2/5, odd and degenerate gr
         {2, 40, 2 * r, 1},                                             // y shorter than 2r + 1
         {2, 1, 1, 1},       {2, 0, 5, 1},                              // a single cell; an empty grid
         {2, 129, 67, 1}};
-    for (const GridShape& g : grids)
-      for (int steps : {1, 2, 5}) {
-        seed += 2;
-        stencil_case<T>(g, stencil_coeffs<T>(2, r, seed), steps, seed + 1);
-      }
+    grid_cases<T>(2, r, grids, {1, 2, 5}, seed);
   }
 }
 
@@ -185,26 +193,18 @@ TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, steps 1/2/5, odd and degenerate gr
         {3, 20, 20, 2 * r},                               // z shorter than 2r + 1: no interior
         {3, 2 * r, 20, 20},                               // x shorter than 2r + 1
         {3, 33, 17, 2 * r + 4}};
-    for (const GridShape& g : grids)
-      for (int steps : {1, 2, 5}) {
-        seed += 2;
-        stencil_case<T>(g, stencil_coeffs<T>(3, r, seed), steps, seed + 1);
-      }
+    grid_cases<T>(3, r, grids, {1, 2, 5}, seed);
   }
 }
 
 // Rows a whole number of 16-byte runs (nx % 4 == 0): the grids the vector kernels take (CUDA's
 // runs of cells, the bulk-copy plane sweep, OpenCL's vw), with x and y tiles cut short by the grid
-// (128 / 64 cells along x per tile of f32 / f64, 16 rows) and z chunks shorter than the radius.
+// (128 / 64 cells along x per tile of f32 / f64, 8 or 16 rows) and z chunks shorter than the radius.
 TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, rows of whole 16-byte runs, tiles cut by the grid", T, float, double) {
   std::uint32_t seed = 260;
   for (int r = 1; r <= 4; ++r) {
     const GridShape grids[] = {{3, 8 * r + 12, 2 * r + 9, 2 * r + 7}, {3, 132, 19, 2 * r + 5}, {3, 68, 37, 3}};
-    for (const GridShape& g : grids)
-      for (int steps : {1, 2, 5}) {
-        seed += 2;
-        stencil_case<T>(g, stencil_coeffs<T>(3, r, seed), steps, seed + 1);
-      }
+    grid_cases<T>(3, r, grids, {1, 2, 5}, seed);
   }
 }
 
@@ -217,11 +217,7 @@ TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, steps 3/7/16, odd grids (the tempo
   for (int r = 1; r <= 4; ++r) {
     const GridShape grids[] = {{3, 4 * r + 17, 6 * r + 11, 2 * r + 19}, {3, 2 * r + 1, 2 * r + 3, 2 * r + 2},
                                {3, 67, 2 * r + 2, 9 + 2 * r}};
-    for (const GridShape& g : grids)
-      for (int steps : {3, 7, 16}) {
-        seed += 2;
-        stencil_case<T>(g, stencil_coeffs<T>(3, r, seed), steps, seed + 1);
-      }
+    grid_cases<T>(3, r, grids, {3, 7, 16}, seed);
   }
 }
 
