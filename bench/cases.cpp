@@ -455,7 +455,7 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths,
     c.op = op;
     c.kind = "mtx";
     c.path = f;
-    if (op == Op::sptrsv) {  // the lower triangle, one solve
+    if (op == Op::spmv || op == Op::sptrsv) {  // one product; sptrsv: the lower triangle, one solve
       c.name = describe(c);
       cases.push_back(c);
       continue;
