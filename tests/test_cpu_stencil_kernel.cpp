@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../backends/cpu/stencil_stores.hpp"
 #include "../kernels/cpu/stencil.hpp"
 #include "support/compare.hpp"
 #include "support/cpu_targets.hpp"
@@ -76,4 +77,15 @@ void check_streaming() {
 
 TEST_CASE_TEMPLATE("cpu stencil kernel: streaming stores give the regular path's bits", T, float, double) {
   tessera_test::for_each_cpu_target([](const std::string&) { check_streaming<T>(); });
+}
+
+// Whether the backend streams is stencil.stream_stores: off and on are obeyed whatever the host;
+// the probe (2) sweeps grids beyond the last-level cache once and its verdict is kept for the
+// process (a second call with another block size gives the same answer without a sweep).
+TEST_CASE("cpu stencil: stencil.stream_stores off / on obeyed, the probe's verdict kept") {
+  CHECK_FALSE(tessera::cpu::stencil_stream_stores(0, 256 * 1024));
+  CHECK(tessera::cpu::stencil_stream_stores(1, 256 * 1024));
+  const bool measured = tessera::cpu::stencil_stream_stores(2, 256 * 1024);
+  CHECK(tessera::cpu::stencil_stream_stores(2, 4096) == measured);
+  CHECK_FALSE(tessera::cpu::stencil_stream_stores(0, 256 * 1024));
 }

@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/stencil_stores.hpp"
 #include "host_machine.hpp"
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/stencil.hpp"
@@ -219,9 +220,11 @@ void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
   T* u = static_cast<T*>(g.data);
   T* scratch = static_cast<T*>(scratch_bytes);
   // Both grids larger than the last-level cache: nothing a step writes is still cached when the
-  // next step reads it, so its stores may bypass the caches (no write-allocate read).
+  // next step reads it, so its stores may bypass the caches (no write-allocate read), where
+  // that is faster on this host (cpu/stencil_stores.hpp).
   const bool stream =
-      2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3);
+      2 * cells * static_cast<std::int64_t>(sizeof(T)) > static_cast<std::int64_t>(host::machine().caches.l3) &&
+      cpu::stencil_stream_stores(tune["stencil.stream_stores"], block_bytes);
   if (is_3d) {
     const int threads = cpu::threads_for((nz - 2 * r) * (ny - 2 * r) * (nx - 2 * r), min_cells_per_thread);
     const TimeBlocking p = plan_time_blocking(g, r, steps, sizeof(T), threads, tune);

@@ -71,6 +71,13 @@ const std::vector<ParamSpec>& stencil_params() {
       // for the prefetched next plane.
       {"stencil.block_bytes", "cpu: bytes of a cache block of rows", 1024, 1LL << 32, Shape::any,
        {{"cpu/*", 256 * 1024}}},
+      // Non-temporal stores for grids beyond the last-level cache: measured per process by
+      // default (backends/cpu/stencil_stores.hpp says why a probe: they paid on some x86 VMs and
+      // halved the sweep's speed on another).
+      {"stencil.stream_stores",
+       "cpu, grids beyond the last-level cache: non-temporal stores 0 never, 1 always, 2 where a probe of the sweep "
+       "(once per process) finds them faster",
+       0, 2, Shape::any, {{"cpu/*", 2}}, "off|on|measure"},
       {"stencil.min_cells_per_thread", "cpu: cells per thread below which fewer threads run", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 1 << 14}}},
       // Temporal blocking (3D, isotropic, all faces Dirichlet, no source; steps > 1): several
