@@ -3,7 +3,8 @@
 // cpu.stencil_time_blocked forces it through the backend): `levels` steps of a block of rows
 // per call must give the bits of `levels` one-step kernel calls, on every SIMD target, for
 // radius 1..4, odd grids, blocks of one row up to the whole interior, ragged last blocks, step
-// counts 1, 2, 3, 7, 16 split into passes, and with and without streaming stores.
+// counts 1, 2, 3, 7, 16 split into passes, with and without streaming stores, and with the source
+// planes read from the grid or packed into the ring (levels 1 with pack: the packed one-step sweep).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -54,15 +55,15 @@ std::vector<T> one_step_each(const Shape& g, int r, const T* c, const std::vecto
 // steps in passes of at most `levels`, each pass the interior rows cut into `blocks` blocks.
 template <class T>
 std::vector<T> blocked(const Shape& g, int r, const T* c, const std::vector<T>& u0, int steps, int levels,
-                       std::int64_t blocks, bool stream) {
+                       std::int64_t blocks, bool stream, bool pack) {
   const std::size_t cells = u0.size();
   auto a = aligned_array<T>(cells), b = aligned_array<T>(cells);
   std::copy(u0.begin(), u0.end(), a.get());
   std::copy(u0.begin(), u0.end(), b.get());
   const std::int64_t iy = g.ny - 2 * r, rows = (iy + blocks - 1) / blocks;
-  auto ring = aligned_array<T>(static_cast<std::size_t>(tessera::cpu::stencil_wavefront_ring_elems(r, levels, g.nx, rows)) + 1);
-  // Poison the ring: a read of a slot row the wavefront did not write shows as NaN.
-  const std::size_t ring_n = static_cast<std::size_t>(tessera::cpu::stencil_wavefront_ring_elems(r, levels, g.nx, rows));
+  const std::size_t ring_n = static_cast<std::size_t>(tessera::cpu::stencil_wavefront_ring_elems(r, levels, g.nx, rows, pack));
+  auto ring = aligned_array<T>(ring_n + 1);
+  // Poison the ring: a read of a slot row the wavefront did not write (or pack) shows as NaN.
   std::fill(ring.get(), ring.get() + ring_n, std::numeric_limits<T>::quiet_NaN());
   T* src = a.get();
   T* dst = b.get();
@@ -70,7 +71,7 @@ std::vector<T> blocked(const Shape& g, int r, const T* c, const std::vector<T>& 
     const int lv = std::min(levels, steps - done);
     for (std::int64_t y = r; y < g.ny - r; y += rows)
       tessera::cpu::stencil_wavefront<T>(src, dst, ring.get(), r, c, g.nx, g.ny, g.nz, lv, y,
-                                         std::min(y + rows, g.ny - r), rows, stream);
+                                         std::min(y + rows, g.ny - r), rows, stream, pack);
     std::swap(src, dst);
     done += lv;
   }
@@ -94,13 +95,15 @@ void check_wavefront() {
         for (int levels : {1, 2, 3, 4, 7, 16}) {
           if (levels > steps && levels != 16) continue;
           for (std::int64_t blocks : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, iy})
-            for (bool stream : {false, true}) {
-              if (blocks > iy) continue;
-              INFO("radius " << r << ", " << g.nx << " x " << g.ny << " x " << g.nz << ", steps " << steps
-                             << ", levels " << levels << ", blocks " << blocks << (stream ? ", streaming" : ""));
-              tessera_test::check_bitwise(blocked<T>(g, r, c.data(), u0, steps, levels, blocks, stream), want,
-                                          "temporally blocked stencil");
-            }
+            for (bool stream : {false, true})
+              for (bool pack : {false, true}) {
+                if (blocks > iy) continue;
+                INFO("radius " << r << ", " << g.nx << " x " << g.ny << " x " << g.nz << ", steps " << steps
+                               << ", levels " << levels << ", blocks " << blocks << (stream ? ", streaming" : "")
+                               << (pack ? ", source planes packed" : ""));
+                tessera_test::check_bitwise(blocked<T>(g, r, c.data(), u0, steps, levels, blocks, stream, pack), want,
+                                            "temporally blocked stencil");
+              }
         }
       }
     }

@@ -10,16 +10,19 @@
 
 namespace tessera::cpu {
 
-std::int64_t stencil_wavefront_slot_elems(int radius, int levels, std::int64_t nx, std::int64_t block_rows) {
-  // The first intermediate step holds the most rows; a slot is rounded to 64 bytes so every slot
-  // starts as aligned as the ring (the streaming stores of the last step need aligned rows).
-  const std::int64_t rows = block_rows + 2 * static_cast<std::int64_t>(levels - 1) * radius;
-  return (rows * nx + 15) / 16 * 16;
+std::int64_t stencil_wavefront_slot_elems(int radius, int levels, std::int64_t nx, std::int64_t block_rows, bool pack) {
+  // The first step held in the ring holds the most rows (step 0 with pack, else step 1). Slots
+  // are 1024 elements' multiples plus 80 apart (f32: 4 KiB plus 5 cache lines; f64: 8 KiB plus
+  // 10): aligned as the ring (the streaming stores of the last step need aligned rows), and the
+  // same cell of the 2 radius + 1 slots a step reads in distinct cache sets, where a 4 KiB
+  // multiple would map them all to one set.
+  const std::int64_t rows = block_rows + 2 * static_cast<std::int64_t>(levels - (pack ? 0 : 1)) * radius;
+  return (rows * nx + 1023) / 1024 * 1024 + 80;
 }
 
-std::int64_t stencil_wavefront_ring_elems(int radius, int levels, std::int64_t nx, std::int64_t block_rows) {
-  return static_cast<std::int64_t>(levels - 1) * (2 * radius + 1) *
-         stencil_wavefront_slot_elems(radius, levels, nx, block_rows);
+std::int64_t stencil_wavefront_ring_elems(int radius, int levels, std::int64_t nx, std::int64_t block_rows, bool pack) {
+  return static_cast<std::int64_t>(levels - 1 + (pack ? 1 : 0)) * (2 * radius + 1) *
+         stencil_wavefront_slot_elems(radius, levels, nx, block_rows, pack);
 }
 
 namespace {
@@ -38,33 +41,46 @@ void plane_rows(const T* src, T* dst, int radius, const T* c, std::int64_t nx, s
 template <class T>
 void stencil_wavefront(const T* src, T* dst, T* ring, int radius, const T* c, std::int64_t nx, std::int64_t ny,
                        std::int64_t nz, int levels, std::int64_t ya, std::int64_t yb, std::int64_t block_rows,
-                       bool stream) {
+                       bool stream, bool pack) {
   const std::int64_t R = radius, M = 2 * R + 1, plane = nx * ny;
-  const std::int64_t slot_elems = stencil_wavefront_slot_elems(radius, levels, nx, block_rows);
-  // Slot rows are numbered from the lowest row any intermediate step holds.
-  const std::int64_t y_org = ya - static_cast<std::int64_t>(levels - 1) * R;
+  const std::int64_t slot_elems = stencil_wavefront_slot_elems(radius, levels, nx, block_rows, pack);
+  // Slot rows are numbered from the lowest row any step held in the ring holds.
+  const std::int64_t y_org = ya - static_cast<std::int64_t>(levels - (pack ? 0 : 1)) * R;
   const std::size_t row_bytes = static_cast<std::size_t>(nx) * sizeof(T);
-  // Row y of step s's plane z: the grid for step 0, else the ring slot of (s, z).
-  auto slot = [&](int s, std::int64_t z) { return ring + ((s - 1) * M + z % M) * slot_elems; };
+  // Row y of step s's plane z: the ring slot of (s, z), or the grid for step 0 without pack.
+  const int first_slot_step = pack ? 0 : 1;
+  auto slot = [&](int s, std::int64_t z) { return ring + ((s - first_slot_step) * M + z % M) * slot_elems; };
+  const bool grid0 = !pack;
   auto row_of = [&](int s, std::int64_t z, std::int64_t y) -> const T* {
-    return s == 0 ? src + z * plane + y * nx : slot(s, z) + (y - y_org) * nx;
+    return s == 0 && grid0 ? src + z * plane + y * nx : slot(s, z) + (y - y_org) * nx;
   };
   // The z neighbours of step s's plane z, as offsets from a cell of it.
   auto offsets = [&](int s, std::int64_t z, std::int64_t* zoff) {
     for (std::int64_t d = 1; d <= R; ++d) {
-      zoff[d - 1] = s == 0 ? -d * plane : ((z - d) % M - z % M) * slot_elems;
-      zoff[R + d - 1] = s == 0 ? d * plane : ((z + d) % M - z % M) * slot_elems;
+      zoff[d - 1] = s == 0 && grid0 ? -d * plane : ((z - d) % M - z % M) * slot_elems;
+      zoff[R + d - 1] = s == 0 && grid0 ? d * plane : ((z + d) % M - z % M) * slot_elems;
     }
   };
+  // pack: step 0's plane p, the rows step 1 reads, copied into its slot.
+  const std::int64_t pa = std::max<std::int64_t>(0, y_org), pb = std::min(ny, yb + levels * R);
+  auto pack_plane = [&](std::int64_t p) {
+    std::memcpy(slot(0, p) + (pa - y_org) * nx, src + p * plane + pa * nx, static_cast<std::size_t>(pb - pa) * row_bytes);
+  };
+  if (pack)
+    for (std::int64_t p = 0; p < std::min(R, nz); ++p) pack_plane(p);
 
   std::int64_t zoff[8];
   for (std::int64_t k = 0; k < nz + static_cast<std::int64_t>(levels - 1) * R; ++k) {
+    // Step 1 computes plane k from step 0's planes k - R .. k + R: the newest one packed now,
+    // over the slot of plane k - R - 1, which no step reads any more.
+    if (pack && k + R < nz) pack_plane(k + R);
     for (int s = 1; s <= levels; ++s) {
       const std::int64_t z = k - static_cast<std::int64_t>(s - 1) * R;
       if (z < 0 || z >= nz) continue;
       const bool z_face = z < R || z >= nz - R;
-      // Step 1 reads plane z + R first from memory: the next plane's row prefetched with it.
-      const std::int64_t prefetch = s == 1 && z + R + 1 < nz ? (R + 1) * plane : 0;
+      // Step 1 reads plane z + R first from memory: the next plane's row prefetched with it
+      // (with pack the copy streams it).
+      const std::int64_t prefetch = s == 1 && grid0 && z + R + 1 < nz ? (R + 1) * plane : 0;
       if (s == levels) {  // the last step: the block's rows, into dst
         if (z_face) continue;
         offsets(s - 1, z, zoff);
@@ -101,9 +117,9 @@ void stencil_wavefront(const T* src, T* dst, T* ring, int radius, const T* c, st
 }
 
 template void stencil_wavefront<float>(const float*, float*, float*, int, const float*, std::int64_t, std::int64_t,
-                                       std::int64_t, int, std::int64_t, std::int64_t, std::int64_t, bool);
+                                       std::int64_t, int, std::int64_t, std::int64_t, std::int64_t, bool, bool);
 template void stencil_wavefront<double>(const double*, double*, double*, int, const double*, std::int64_t,
                                         std::int64_t, std::int64_t, int, std::int64_t, std::int64_t, std::int64_t,
-                                        bool);
+                                        bool, bool);
 
 }  // namespace tessera::cpu

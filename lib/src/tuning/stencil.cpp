@@ -78,6 +78,10 @@ const std::vector<ParamSpec>& stencil_params() {
        "cpu, grids beyond the last-level cache: non-temporal stores 0 never, 1 always, 2 where a probe of the sweep "
        "(once per process) finds them faster",
        0, 2, Shape::any, {{"cpu/*", 2}}, "off|on|measure"},
+      {"stencil.pack_planes",
+       "cpu 3D: source planes read through a ring of padded slots, 0 never, 1 always, 2 where planes a multiple of "
+       "4 KiB apart put more of a cell's neighbours in one L1 set than 8 ways hold (backends/cpu/stencil.cpp)",
+       0, 2, Shape::any, {{"cpu/*", 2}}, "off|on|aliasing"},
       {"stencil.min_cells_per_thread", "cpu: cells per thread below which fewer threads run", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 1 << 14}}},
       // Temporal blocking (3D, isotropic, all faces Dirichlet, no source; steps > 1): several
