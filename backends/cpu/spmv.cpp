@@ -44,16 +44,6 @@ std::int64_t gather_threshold(std::size_t lanes) {
   return static_cast<std::int64_t>(lanes);
 }
 
-// Whether the short rows vary in length from row to row, so that the scalar loop's exit branch
-// would be mispredicted about once per row: a quarter or more of the pairs of consecutive rows
-// with a short one differ in length (CsrStats, counted once when the matrix was built). Measured
-// on a Zen 5 VM, one thread: the branch-free short-row gather ran 1.7-2.5x faster on ct2010,
-// delaunay_n16 and vsp_model (5-8 nonzeros per row, irregular), but 20-40% slower on the
-// 7-point Laplacian, whose rows are 7 long nearly everywhere.
-bool irregular_short_rows(const CsrStats& s) {
-  return s.short_pairs > 0 && s.short_pair_changes * 4 >= s.short_pairs;
-}
-
 }  // namespace
 
 struct CpuBackend::ColumnPlan {
@@ -97,9 +87,14 @@ struct CsrRows {
     prefetch_x = cpu::prefetch_gathers(static_cast<std::size_t>(window) * sizeof(T), llc);
     prefetch_streams = cpu::prefetch_streams(static_cast<std::size_t>(A.nnz) * (sizeof(T) + sizeof(std::int32_t)), llc);
     threads = cpu::threads_for(A.nnz + A.rows, tune["spmv.min_work_per_thread"]);
-    // The short-row gather reads x[0] for its idle lanes: only with cols >= 1. The rows must be
-    // too many for the branch predictor to learn their lengths (tuning/spmv.cpp).
-    short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && irregular_short_rows(A.stats) &&
+    // The branch-free short-row gather pays where the short rows vary in length
+    // (plan::irregular_short_rows; where spmv.sell_irregular is set, auto gives those matrices
+    // SELL instead and this is CSR's answer when SELL is not taken). Measured on a Zen 5 VM, one
+    // thread: 1.7-2.5x faster on ct2010, delaunay_n16 and vsp_model (5-8 nonzeros a row,
+    // irregular), 20-40% slower on the 7-point Laplacian, whose rows are 7 long nearly
+    // everywhere. It reads x[0] for its idle lanes: only with cols >= 1. The rows must be too
+    // many for the branch predictor to learn their lengths (tuning/spmv.cpp).
+    short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && plan::irregular_short_rows(A.stats) &&
                    A.rows >= tune["spmv.short_gather_min_rows"];
   }
   void operator()(std::int64_t r0, std::int64_t r1) const {
@@ -152,7 +147,7 @@ std::shared_ptr<CpuBackend::SpmvState> CpuBackend::make_spmv_state() { return st
 
 template <class T>
 std::shared_ptr<const CpuBackend::SellPlan<T>> CpuBackend::sell_plan(const CsrView& A) {
-  if (!plan::sell_candidate(A, tune_)) return nullptr;
+  if (!plan::sell_candidate(A, tune_, sizeof(T))) return nullptr;
   const int c = std::is_same_v<T, float> ? cpu::sell_c_f32() : cpu::sell_c_f64();
   const auto* row_ptr = static_cast<const std::int32_t*>(A.row_ptr);
   const T* values = static_cast<const T*>(A.values);
@@ -170,7 +165,7 @@ std::shared_ptr<const CpuBackend::SellPlan<T>> CpuBackend::sell_plan(const CsrVi
     }
     auto st = std::make_shared<SellStructure>();
     st->layout = plan::sell_layout(row_ptr, A.rows, c, sigma);
-    st->use = plan::keep_sell(A, st->layout.padded, tune_);
+    st->use = plan::keep_sell(A, st->layout.padded, tune_, sizeof(T));
     auto p = std::make_shared<SellPlan<T>>();
     if (st->use) {
       st->col.resize(static_cast<std::size_t>(st->layout.padded));

@@ -104,7 +104,7 @@ namespace {
 template <class T>
 std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, const tuning::Tuning& t, const CsrView& A,
                                               cudaStream_t stream) {
-  if (!plan::sell_candidate(A, t)) return nullptr;
+  if (!plan::sell_candidate(A, t, sizeof(T))) return nullptr;
   bool capturing = false;
   if (stream != nullptr) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -124,7 +124,7 @@ std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, con
       fresh->dtype = dtype_v<T>;
       auto layout = std::make_shared<plan::SellLayout>(
           plan::sell_layout(A.host_row_ptr, A.rows, c, sigma));
-      fresh->use = plan::keep_sell(A, layout->padded, t);
+      fresh->use = plan::keep_sell(A, layout->padded, t, sizeof(T));
       fresh->layout = std::move(layout);
     }
     if (!fresh->use || !build) return std::shared_ptr<const SellPlan>(fresh);

@@ -142,7 +142,7 @@ template <class T>
 std::shared_ptr<const ClSellPlan> sell_plan(OpenCLBackend& cl, OpenClQueue* q, const CsrView& A,
                                             const std::string& defines) {
   const tuning::Tuning& t = cl.tuning();
-  if (!plan::sell_candidate(A, t)) return nullptr;
+  if (!plan::sell_candidate(A, t, sizeof(T))) return nullptr;
   const int c = t.get("spmv.sell_c");
   const int sigma = plan::sell_sigma_for(t.get("spmv.sell_sigma"), c);
   auto p = cl.state<ClSellCache>().plans.get(A.generation, [&](std::shared_ptr<const ClSellPlan> old) {
@@ -156,7 +156,7 @@ std::shared_ptr<const ClSellPlan> sell_plan(OpenCLBackend& cl, OpenClQueue* q, c
     } else {
       auto layout = std::make_shared<plan::SellLayout>(
           plan::sell_layout(static_cast<const std::int32_t*>(A.host_row_ptr), A.rows, c, sigma));
-      fresh->use = plan::keep_sell(A, layout->padded, t);
+      fresh->use = plan::keep_sell(A, layout->padded, t, sizeof(T));
       fresh->layout = std::move(layout);
     }
     if (!fresh->use || q == nullptr) return std::shared_ptr<const ClSellPlan>(fresh);

@@ -1,5 +1,7 @@
 #include "plan/spmv_policy.hpp"
 
+#include "host_machine.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -16,20 +18,38 @@ const char* to_string(SpmvKernel k) {
   return "?";
 }
 
-bool sell_candidate(const CsrView& A, const tuning::Tuning& tune) {
+bool irregular_short_rows(const CsrStats& s) {
+  return s.short_pairs > 0 && s.short_pair_changes * 4 >= s.short_pairs;
+}
+
+namespace {
+bool even_rows(const CsrView& A, const tuning::Tuning& tune) {
+  const std::int64_t max_cv = tune["spmv.sell_max_cv"];
+  return max_cv > 0 && A.stats.stddev_row * 100.0 <= static_cast<double>(max_cv) * A.stats.mean_row;
+}
+}  // namespace
+
+bool irregular_sell(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes) {
+  if (tune["spmv.sell_irregular"] == 0 || !irregular_short_rows(A.stats)) return false;
+  const double bytes = static_cast<double>(A.nnz) * static_cast<double>(value_bytes + sizeof(std::int32_t));
+  return bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
+}
+
+bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes) {
   if (A.rows == 0 || A.nnz == 0 || A.host_row_ptr == nullptr) return false;
   const auto setting = static_cast<FormatSetting>(tune["spmv.format"]);
   if (setting != FormatSetting::automatic) return setting == FormatSetting::sell;
-  const CsrStats& s = A.stats;
-  const std::int64_t max_cv = tune["spmv.sell_max_cv"];
-  return max_cv > 0 && A.rows >= tune["spmv.sell_min_rows"] &&
-         s.stddev_row * 100.0 <= static_cast<double>(max_cv) * s.mean_row;
+  if (A.rows < tune["spmv.sell_min_rows"]) return false;
+  return even_rows(A, tune) || irregular_sell(A, tune, value_bytes);
 }
 
-bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune) {
+bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes) {
   if (padded > static_cast<std::int64_t>(INT_MAX)) return false;
   if (static_cast<FormatSetting>(tune["spmv.format"]) == FormatSetting::sell) return true;
-  return (padded - A.nnz) * 100 <= tune["spmv.sell_max_padding"] * A.nnz;
+  const std::int64_t limit = even_rows(A, tune) || !irregular_sell(A, tune, value_bytes)
+                                 ? tune["spmv.sell_max_padding"]
+                                 : tune["spmv.sell_irregular_max_padding"];
+  return (padded - A.nnz) * 100 <= limit * A.nnz;
 }
 
 bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune) {

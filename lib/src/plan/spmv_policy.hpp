@@ -14,9 +14,10 @@
 //
 // The storage comes first (every backend but the reference): spmv.format forces csr or sell;
 // auto takes SELL-C-sigma (plan/sell_layout.hpp) in two steps, the first from the statistics
-// alone (sell_candidate: even rows, stddev <= spmv.sell_max_cv % of the mean, at least
-// spmv.sell_min_rows rows), the second once the backend has the layout (keep_sell: its padding
-// <= spmv.sell_max_padding % of nnz). Where SELL is not taken the CSR kernel above runs.
+// alone (sell_candidate: at least spmv.sell_min_rows rows, and either even rows, stddev <=
+// spmv.sell_max_cv % of the mean, or irregular short rows where spmv.sell_irregular is set),
+// the second once the backend has the layout (keep_sell: its padding <= spmv.sell_max_padding
+// % of nnz). Where SELL is not taken the CSR kernel above runs.
 //
 // CSR's column indices may then be stored narrow (plan/csr_columns.hpp: int16 offsets from
 // the row, half the index bytes; the cpu backend) where spmv.index asks for it
@@ -39,12 +40,27 @@ enum class SpmvFormat { csr, sell };
 // spmv.format's values.
 enum class FormatSetting { automatic = 0, csr = 1, sell = 2 };
 
-// Whether A may run as SELL: forced, or auto and the statistics promise little padding. Never
-// for a matrix without rows or nonzeros, nor without host row offsets (nothing to build from).
-bool sell_candidate(const CsrView& A, const tuning::Tuning& tune);
+// Whether A's short rows vary in length from row to row, so that a loop over them would
+// mispredict its exit about once per row: a quarter or more of the pairs of consecutive rows
+// with a short one differ in length (CsrStats, counted once when the matrix was built).
+bool irregular_short_rows(const CsrStats& s);
+
+// Whether A may run as SELL: forced, or auto and the statistics promise little padding (even
+// rows, spmv.sell_max_cv) or a branch-free loop over irregular short rows (irregular_sell).
+// Never for a matrix without rows or nonzeros, nor without host row offsets (nothing to build
+// from). value_bytes: 4 (f32) or 8 (f64).
+bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes);
 // Whether a SELL layout of A that stores `padded` entries is used (sell_candidate(A) held):
-// forced, or its padding is small enough. Never where `padded` overflows int32 indices.
-bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune);
+// forced, or its padding is small enough for the route that proposed it (even rows:
+// spmv.sell_max_padding; irregular rows: spmv.sell_irregular_max_padding). Never where
+// `padded` overflows int32 indices.
+bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes);
+// The irregular route: spmv.sell_irregular is set, the short rows are irregular, and the matrix
+// (values and column indices) is at most twice the host's last-level cache. There a CSR loop
+// mispredicts its exit about once a row while the slices of rows sorted by length
+// (spmv.sell_sigma) run fixed-length loops and padding costs little; a matrix streamed from
+// memory pays for every padded entry and keeps CSR (and its x prefetch).
+bool irregular_sell(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes);
 // "sell(C=32, sigma=256, padding 3.1%)": what tessera::spmv_kernel reports.
 std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nnz);
 

@@ -54,16 +54,33 @@ const std::vector<ParamSpec>& spmv_params() {
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
        0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}},
       // ... and the layout pads by at most this percent of the nonzeros (measured once built).
+      // ... or irregular short rows (plan::irregular_short_rows: consecutive short rows differ in
+      // length): a CSR loop mispredicts its exit about once a row, SELL's slices of rows sorted by
+      // length (spmv.sell_sigma) run fixed-length loops. cpu, AVX2 Zen VM, 1 thread, 2026-11-29,
+      // CSR / SELL (sigma 1024) ms: ct2010 f32 0.77 / 0.33, f64 0.86 / 0.41; delaunay_n16 0.71 /
+      // 0.36, 0.64 / 0.44; dblp-2010 4.19 / 2.19, 4.07 / 3.73; vsp_model 0.63 / 0.50, 0.59 / 0.49.
+      // GPUs: not measured (their CSR kernels have no per-row branch of that kind).
+      {"spmv.sell_irregular",
+       "auto: SELL (rows sorted by length) for irregular short rows in matrices of at most twice the last-level "
+       "cache (0: never)",
+       0, 1, Shape::any, {{"cpu/*", 1}, {"cuda/*", 0}, {"opencl/*", 0}}},
+      // In cache padding costs little and the branches it saves a lot: vsp_model (66.8 % padded
+      // in f32) 0.57 -> 0.32 ms, dblp-2010 (13.2 %) 3.28 -> 1.39 (2 threads, same VM); from memory
+      // it is bytes: power-law 2M rows (57 %, 300 MB) 43 -> 127 ms, hence the cache bound above.
+      {"spmv.sell_irregular_max_padding", "auto, irregular rows: SELL when its padding is at most this percent of "
+       "the nonzeros", 0, 1000, Shape::any, {{"cpu/*", 100}, {"cuda/*", 10}, {"opencl/*", 10}}},
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
        Shape::any, {{"cpu/*", 10}, {"cuda/*", 10}, {"opencl/*", 10}}},
       {"spmv.sell_min_rows", "auto: SELL only for matrices of at least this many rows", 0, 1 << 30, Shape::any,
        {{"cpu/*", 4096}, {"cuda/*", 1 << 16}, {"opencl/*", 1 << 16}}},
       // Rows are sorted by length within windows of sigma (a multiple of C; 1: unsorted, the
       // row order kept, no permutation), so a slice's rows are alike and pad little.
-      // cpu: sorting cost 10% on the even Laplacian rows (the permuted stores of y) and gained
-      // only where rows vary, which auto leaves on CSR anyway.
+      // cpu: sorting gains where rows vary, the one case auto takes SELL for there
+      // (spmv.sell_irregular; 256 / 1024 / 8192 measured alike there, 1 up to 2.4x slower); it
+      // cost 10% on the even Laplacian rows (the permuted stores of y), which only a forced
+      // spmv.format=sell runs as SELL.
       {"spmv.sell_sigma", "SELL: rows sorted by length within windows of this many rows (1: not sorted)", 1, 1 << 20,
-       Shape::pow2, {{"cpu/*", 1}, {"cuda/*", 256}, {"opencl/*", 256}}},
+       Shape::pow2, {{"cpu/*", 1024}, {"cuda/*", 256}, {"opencl/*", 256}}},
       // C: a warp / wavefront on GPUs, one row per work-item of it (cpu: two SIMD vectors of
       // the dtype, from the Highway target at run time, not a table value).
       {"spmv.sell_c", "SELL on GPUs: rows per slice (the warp or wavefront width)", 1, 1024, Shape::pow2,
