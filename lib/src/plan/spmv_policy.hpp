@@ -55,7 +55,8 @@ bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t va
 // spmv.sell_max_padding; irregular rows: spmv.sell_irregular_max_padding). Never where
 // `padded` overflows int32 indices.
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes);
-// The irregular route: spmv.sell_irregular is set, the short rows are irregular, and the matrix
+// The irregular route: spmv.sell_irregular is set, the short rows are irregular and most of the
+// rows (pairs of consecutive rows with a short one at least half the rows), and the matrix
 // (values and column indices) is at most twice the host's last-level cache. There a CSR loop
 // mispredicts its exit about once a row while the slices of rows sorted by length
 // (spmv.sell_sigma) run fixed-length loops and padding costs little; a matrix streamed from
