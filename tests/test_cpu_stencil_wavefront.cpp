@@ -4,7 +4,8 @@
 // per call must give the bits of `levels` one-step kernel calls, on every SIMD target, for
 // radius 1..4, odd grids, blocks of one row up to the whole interior, ragged last blocks, step
 // counts 1, 2, 3, 7, 16 split into passes, with and without streaming stores, and with the source
-// planes read from the grid or packed into the ring (levels 1 with pack: the packed one-step sweep).
+// planes read from the grid or packed into the ring (levels 1-3; levels 1 with pack: the packed
+// one-step sweep).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -98,6 +99,10 @@ void check_wavefront() {
             for (bool stream : {false, true})
               for (bool pack : {false, true}) {
                 if (blocks > iy) continue;
+                // Packing changes only where step 0 is read from: levels 1-3 cover its slots
+                // being read by the last step and by intermediate ones; with streaming stores once
+                // (one level, two blocks). The QEMU stages run this per SIMD target.
+                if (pack && (levels > 3 || (stream && (levels != 1 || blocks != 2)))) continue;
                 INFO("radius " << r << ", " << g.nx << " x " << g.ny << " x " << g.nz << ", steps " << steps
                                << ", levels " << levels << ", blocks " << blocks << (stream ? ", streaming" : "")
                                << (pack ? ", source planes packed" : ""));
