@@ -58,12 +58,15 @@ fi
 
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 # The sanitizers watch the GPU devices only (SAN_DEVICES): host backends gain nothing from them.
+# Left out under them: the loader tests (paths of the build tree), the bad-input and overflow
+# tests (errors on purpose), and the queue-overlap test, whose copy and kernels the sanitizer
+# serialises (it measured 200.6 ms both on two queues against 4.9 + 195.8 ms apart).
 for tool in memcheck racecheck; do
   if [ -n "$SAN" ] && want $tool; then
     t0=$(date +%s)
     TESSERA_TEST_DEVICES=${SAN_DEVICES:-cuda:0} timeout "${T_SAN:-200}" "$SAN" --tool $tool --error-exitcode 9 --print-limit 20 \
       $([ $tool = memcheck ] && echo --report-api-errors no) \
-      "$DIST/bin/tessera-tests" -tce="${SAN_EXCLUDE:-plugin loader*,*bad input*,*overflow*}" > "$OUT/$tool.log" 2>&1
+      "$DIST/bin/tessera-tests" -tce="${SAN_EXCLUDE:-plugin loader*,*bad input*,*overflow*,*overlaps*}" > "$OUT/$tool.log" 2>&1
     rc=$?
     summary+=("$tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/$tool.log") [$(($(date +%s) - t0)) s]")
   fi
