@@ -62,6 +62,9 @@ std::string describe(const CaseSpec& c) {
       const auto r = g("radius");
       s << (two ? "2d " : "3d ") << (two ? 4 * r + 1 : 6 * r + 1) << "-pt " << g("n") << (two ? "^2" : "^3") << " x"
         << g("steps");
+      if (g("aniso") != 0) s << " aniso";  // the general stencil (workloads/stencil.cpp)
+      if (g("faces") == 1) s << " neumann";
+      if (g("faces") == 2) s << " periodic";
       break;
     }
     case Op::conv2d: s << g("n") << "^2 " << g("k") << "x" << g("k"); break;
@@ -198,10 +201,11 @@ std::vector<CaseSpec> medium_cases(Op op) {
     case Op::gemm: return {make(op, "", {{"n", 1024}, {"scale_exp", 0}})};
     // 192^3 (28 MiB per f32 grid) and 4096^2 (64 MiB): 128^3 and 2048^2 grids would sit in
     // the LLC across the 10 steps and report cache, not memory, bandwidth.
+    // faces / aniso (0 here): the general stencil's keys for --case (workloads/stencil.cpp).
     case Op::stencil:
-      return {make(op, "2d", {{"n", 4096}, {"radius", 1}, {"steps", 10}}),
-              make(op, "3d", {{"n", 192}, {"radius", 1}, {"steps", 10}}),
-              make(op, "3d", {{"n", 192}, {"radius", 4}, {"steps", 10}})};
+      return {make(op, "2d", {{"n", 4096}, {"radius", 1}, {"steps", 10}, {"faces", 0}, {"aniso", 0}}),
+              make(op, "3d", {{"n", 192}, {"radius", 1}, {"steps", 10}, {"faces", 0}, {"aniso", 0}}),
+              make(op, "3d", {{"n", 192}, {"radius", 4}, {"steps", 10}, {"faces", 0}, {"aniso", 0}})};
     case Op::conv2d: return {make(op, "", {{"n", 2048}, {"k", 5}})};
     case Op::conv_layer:
       return {make(op, "", {{"N", 8}, {"C", 64}, {"HW", 28}, {"K", 64}, {"RS", 3}, {"pad", 1}, {"stride", 1}})};

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "operation.hpp"
 #include "tessera/csr_matrix.hpp"
+#include "tessera/stencil.hpp"
 #include "tessera/types.hpp"
 
 namespace bench {
@@ -69,6 +71,8 @@ struct StencilData {  // `steps` steps of a star stencil of radius coeffs.size()
   int ndim = 3;
   std::int64_t nx = 0, ny = 0, nz = 1;
   std::vector<T> coeffs;
+  // Set: the general stencil (tessera/stencil.hpp) instead of the coefficient-vector call.
+  std::optional<tessera::StarStencil<T>> general;
   int steps = 1;
   std::vector<T> u0;
 };

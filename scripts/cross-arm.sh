@@ -86,7 +86,7 @@ for run in "${runs[@]}"; do
     # parallel, each one process (doctest), of about equal length.
     start "kernel tests under $qemu -cpu $cpu, TESSERA_CPU_TARGET=$target"
     export TESSERA_TEST_CPU_TARGETS=$per_target
-    shards=("*test_cpu_stencil_wavefront*,*test_cpu_targets*,*test_cpu_spmv_kernel*,*test_cpu_stencil_kernel*,*test_ops_trsv*"
+    shards=("*test_cpu_stencil_wavefront*,*test_cpu_targets*,*test_cpu_spmv_kernel*,*test_cpu_stencil_kernel*,*test_cpu_stencil_general_packed*,*test_ops_trsv*"
             "*test_ops_reduce*,*test_ops_spmv*,*test_ops_spmm*,*test_ops_sptrsv*,*test_ops_gemm.cpp,*test_ops_stencil*,*test_ops_conv*,*test_vector_algebra*,*test_spmv_sell*,*test_execution*,*test_reference_values*")
     : >"$log"
     pids=()

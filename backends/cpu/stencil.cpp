@@ -103,6 +103,12 @@ class Scratch {
   std::size_t bytes_ = 0;
 };
 
+// The rows of a 3D cache block: its 2r + 1 source row blocks and the destination block within
+// stencil.block_bytes (and at least 2r rows).
+std::int64_t rows_per_block(std::int64_t nx, int r, std::size_t elem, std::int64_t block_bytes) {
+  return std::max<std::int64_t>(2 * r, block_bytes / ((2 * r + 2) * nx * static_cast<std::int64_t>(elem)));
+}
+
 // `steps` steps between u and the scratch grid (first_src / first_dst as the caller prepared
 // them, so that the last step writes u) over the updated rows z in [z0, z1), y in [y0, y1):
 // work items are z chunks x y blocks (3D) or y chunks (2D), z chunks outermost so a thread's
@@ -114,12 +120,10 @@ void run_steps(const GridView& g, int r, std::int64_t z0, std::int64_t z1, std::
                std::int64_t min_cells_per_thread, const Block& block) {
   const bool is_3d = g.ndim == 3;
   const std::int64_t nx = g.nx;
-  const std::int64_t rows_per_block =
-      is_3d ? std::max<std::int64_t>(2 * r, block_bytes / ((2 * r + 2) * nx * static_cast<std::int64_t>(sizeof(T))))
-            : y1 - y0;
+  const std::int64_t block_rows = is_3d ? rows_per_block(nx, r, sizeof(T), block_bytes) : y1 - y0;
   const int threads = cpu::threads_for((z1 - z0) * (y1 - y0) * row_cells, min_cells_per_thread);
   const std::int64_t z_chunks = is_3d ? std::min<std::int64_t>(threads, z1 - z0) : 1;
-  const std::int64_t y_blocks = is_3d ? (y1 - y0 + rows_per_block - 1) / rows_per_block : threads;
+  const std::int64_t y_blocks = is_3d ? (y1 - y0 + block_rows - 1) / block_rows : threads;
   const std::int64_t items = z_chunks * y_blocks;
 
 #pragma omp parallel num_threads(threads)
@@ -203,7 +207,7 @@ TimeBlocking plan_time_blocking(const GridView& g, int r, int steps, std::size_t
   }
   // One step per pass through the packed ring: the source blocks of stencil.block_bytes, as the
   // grid's blocks of run_steps.
-  if (p.pack) cut(std::max<std::int64_t>(2 * r, tune["stencil.block_bytes"] / ((2 * r + 2) * nx * static_cast<std::int64_t>(elem))));
+  if (p.pack) cut(rows_per_block(nx, r, elem, tune["stencil.block_bytes"]));
   return p;
 }
 
@@ -293,8 +297,9 @@ void stencil_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
 // and the scratch grid starts as a full copy of u, so cells a step does not update hold the
 // same values in both grids.
 template <class T>
-void general_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes,
-                   std::int64_t block_bytes, std::int64_t min_cells_per_thread) {
+void general_steps(const StencilSpec& spec, const GridView& g, int steps, void* scratch_bytes, Scratch& rings,
+                   const tuning::Tuning& tune) {
+  const std::int64_t block_bytes = tune["stencil.block_bytes"], min_cells_per_thread = tune["stencil.min_cells_per_thread"];
   const int r = spec.radius;
   const bool is_3d = g.ndim == 3;
   cpu::GeneralStencil<T> s;
@@ -320,11 +325,24 @@ void general_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
   T* u = static_cast<T*>(g.data);
   T* scratch = static_cast<T*>(scratch_bytes);
   copy_parallel(scratch, u, s.nx * s.ny * s.nz);
+  // Where planes alias in the cache, each thread reads the source rows of its blocks from a ring
+  // of padded plane slots (kernels/cpu/stencil_general.hpp), slots as the isotropic one-step
+  // sweep's (one level, packed).
+  T* ring = nullptr;
+  std::int64_t slot_elems = 0, ring_elems = 0;
+  if (pack_planes(g, r, sizeof(T), tune)) {
+    const std::int64_t block_rows = rows_per_block(s.nx, r, sizeof(T), block_bytes);
+    slot_elems = cpu::stencil_wavefront_slot_elems(r, 1, s.nx, block_rows, true);
+    ring_elems = cpu::stencil_wavefront_ring_elems(r, 1, s.nx, block_rows, true);
+    ring = static_cast<T*>(rings.reserve(static_cast<std::size_t>(ring_elems) * sizeof(T) *
+                                         static_cast<std::size_t>(cpu::num_threads())));
+  }
   auto block = [&](const T* src, T* dst, std::int64_t za, std::int64_t zb, std::int64_t ya, std::int64_t yb) {
+    T* mine = ring != nullptr ? ring + omp_get_thread_num() * ring_elems : nullptr;
     if constexpr (std::is_same_v<T, float>)
-      cpu::stencil_rows_general_f32(src, dst, s, za, zb, ya, yb);
+      cpu::stencil_rows_general_f32(src, dst, s, za, zb, ya, yb, mine, slot_elems);
     else
-      cpu::stencil_rows_general_f64(src, dst, s, za, zb, ya, yb);
+      cpu::stencil_rows_general_f64(src, dst, s, za, zb, ya, yb, mine, slot_elems);
   };
   run_steps<T>(g, r, z0, z1, y0, y1, s.x_end - s.x_begin, steps, steps % 2 == 1 ? scratch : u,
                steps % 2 == 1 ? u : scratch, block_bytes, min_cells_per_thread, block);
@@ -337,7 +355,7 @@ void general_steps(const StencilSpec& spec, const GridView& g, int steps, void* 
 struct CpuBackend::StencilState {
   std::mutex mutex;
   Scratch grid;
-  Scratch rings;  // the threads' rings of the temporally blocked path
+  Scratch rings;  // the threads' rings of the temporally blocked and packed paths
 };
 
 std::shared_ptr<CpuBackend::StencilState> CpuBackend::make_stencil_state() { return std::make_shared<StencilState>(); }
@@ -352,7 +370,7 @@ void CpuBackend::stencil(QueueImpl&, const StencilSpec& spec, const GridView& u,
   if (spec.plain(u.ndim))
     stencil_steps<T>(spec, u, steps, scratch, lock.owns_lock() ? stencil_state_->rings : own_rings, tune_);
   else
-    general_steps<T>(spec, u, steps, scratch, tune_["stencil.block_bytes"], tune_["stencil.min_cells_per_thread"]);
+    general_steps<T>(spec, u, steps, scratch, lock.owns_lock() ? stencil_state_->rings : own_rings, tune_);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, stencil)

@@ -3,9 +3,12 @@
 // shifted addresses. The y and z neighbours of a row are whole rows, located once per row
 // through the faces' ghost mapping, so the vector loop is the same for a row next to a
 // Neumann or periodic face as for an inner one; only the cells within `radius` of an x face
-// that is not Dirichlet go cell by cell.
+// that is not Dirichlet go cell by cell. The rows come from the grid, or (3D, where planes alias
+// in the cache: backends/cpu/stencil.cpp, pack_planes) from a ring of padded plane slots, as the
+// isotropic kernel's one-step sweep through the wavefront's ring.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/stencil_general.cpp"
@@ -18,30 +21,52 @@ HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <int R, bool k3D, class T>
-void Rows(const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, const GeneralStencil<T>& s, std::int64_t z0,
-          std::int64_t z1, std::int64_t y0, std::int64_t y1) {
+// Where the rows of the source are: the grid itself, through the faces' ghost mapping ...
+template <class T>
+struct GridRows {
+  const T* src;
+  const GeneralStencil<T>* s;
+  const T* at(std::int64_t z, std::int64_t y) const {
+    const std::int64_t pz = s->ndim == 3 ? stencil_ghost(z, s->nz, s->faces[4], s->faces[5]) : z;
+    return src + (pz * s->ny + stencil_ghost(y, s->ny, s->faces[2], s->faces[3])) * s->nx;
+  }
+};
+
+// ... or a ring of 2r + 1 plane slots (PackedSweep below), logical plane z in slot z mod (2r +
+// 1), slot row j holding grid row y_org + j, both already ghost-mapped when packed.
+template <class T>
+struct RingRows {
+  const T* ring;
+  std::int64_t slot_elems, slots, y_org, nx;
+  const T* at(std::int64_t z, std::int64_t y) const {
+    return ring + (z % slots + slots) % slots * slot_elems + (y - y_org) * nx;
+  }
+};
+
+template <int R, bool k3D, class T, class Source>
+void Rows(const Source& rows, T* HWY_RESTRICT dst, const GeneralStencil<T>& s, std::int64_t z0, std::int64_t z1,
+          std::int64_t y0, std::int64_t y1) {
   const hn::ScalableTag<T> d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
-  const std::int64_t nx = s.nx, ny = s.ny, nz = s.nz;
+  const std::int64_t nx = s.nx, ny = s.ny;
   const bool has_source = s.source != T(0);
   // Cells whose x neighbours all lie in the row: the vector range.
   const std::int64_t vb = s.x_begin > R ? s.x_begin : R, ve = s.x_end < nx - R ? s.x_end : nx - R;
   const auto centre = hn::Set(d, s.centre), source = hn::Set(d, s.source);
   for (std::int64_t z = z0; z < z1; ++z) {
     for (std::int64_t y = y0; y < y1; ++y) {
-      const T* c = src + (z * ny + y) * nx;
-      T* o = dst + (z * ny + y) * nx;
+      const T* HWY_RESTRICT c = rows.at(z, y);
+      T* HWY_RESTRICT o = dst + (z * ny + y) * nx;
       const T* ym[R];
       const T* yp[R];
       const T* zm[R];
       const T* zp[R];
       for (int k = 1; k <= R; ++k) {
-        ym[k - 1] = src + (z * ny + stencil_ghost(y - k, ny, s.faces[2], s.faces[3])) * nx;
-        yp[k - 1] = src + (z * ny + stencil_ghost(y + k, ny, s.faces[2], s.faces[3])) * nx;
+        ym[k - 1] = rows.at(z, y - k);
+        yp[k - 1] = rows.at(z, y + k);
         if constexpr (k3D) {
-          zm[k - 1] = src + (stencil_ghost(z - k, nz, s.faces[4], s.faces[5]) * ny + y) * nx;
-          zp[k - 1] = src + (stencil_ghost(z + k, nz, s.faces[4], s.faces[5]) * ny + y) * nx;
+          zm[k - 1] = rows.at(z - k, y);
+          zp[k - 1] = rows.at(z + k, y);
         }
       }
       auto vec = [&](std::int64_t x) {
@@ -82,15 +107,46 @@ void Rows(const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, const GeneralStencil<T
   }
 }
 
+template <int R, bool k3D, class T>
+void GridSweep(const T* src, T* dst, const GeneralStencil<T>& s, std::int64_t z0, std::int64_t z1, std::int64_t y0,
+               std::int64_t y1) {
+  Rows<R, k3D>(GridRows<T>{src, &s}, dst, s, z0, z1, y0, y1);
+}
+
+// The 3D rows [y0, y1) of planes [z0, z1) with the source planes read from the ring: logical
+// planes z0 - R .. z0 + R - 1 packed first, then plane z + R before plane z is computed (over
+// the slot of plane z - R - 1, which no row reads any more). A slot holds rows y0 - R .. y1 + R
+// - 1; a plane or row beyond a face is packed as the cell it reads (ghost mapping), so the rows
+// compute from the same values, with the same operations, as from the grid.
+template <int R, class T>
+void PackedSweep(const T* src, T* dst, T* ring, std::int64_t slot_elems, const GeneralStencil<T>& s,
+                 std::int64_t z0, std::int64_t z1, std::int64_t y0, std::int64_t y1) {
+  constexpr std::int64_t M = 2 * R + 1;
+  const RingRows<T> rows{ring, slot_elems, M, y0 - R, s.nx};
+  const GridRows<T> grid{src, &s};
+  const std::size_t row_bytes = static_cast<std::size_t>(s.nx) * sizeof(T);
+  auto pack = [&](std::int64_t z) {
+    for (std::int64_t y = y0 - R; y < y1 + R; ++y)
+      std::memcpy(const_cast<T*>(rows.at(z, y)), grid.at(z, y), row_bytes);
+  };
+  for (std::int64_t z = z0 - R; z < z0 + R && z < z1 + R; ++z) pack(z);
+  for (std::int64_t z = z0; z < z1; ++z) {
+    pack(z + R);
+    Rows<R, true>(rows, dst, s, z, z + 1, y0, y1);
+  }
+}
+
 template <class T>
 void RowsT(const T* src, T* dst, const GeneralStencil<T>& s, std::int64_t z0, std::int64_t z1, std::int64_t y0,
-           std::int64_t y1) {
+           std::int64_t y1, T* ring, std::int64_t slot_elems) {
 #define TESSERA_STENCIL_CASE(R)                                       \
   case R:                                                             \
-    if (s.ndim == 3)                                                  \
-      Rows<R, true>(src, dst, s, z0, z1, y0, y1);                     \
+    if (ring != nullptr)                                              \
+      PackedSweep<R>(src, dst, ring, slot_elems, s, z0, z1, y0, y1);  \
+    else if (s.ndim == 3)                                             \
+      GridSweep<R, true>(src, dst, s, z0, z1, y0, y1);                \
     else                                                              \
-      Rows<R, false>(src, dst, s, z0, z1, y0, y1);                    \
+      GridSweep<R, false>(src, dst, s, z0, z1, y0, y1);               \
     return;
   switch (s.radius) {
     TESSERA_STENCIL_CASE(1)
@@ -103,12 +159,12 @@ void RowsT(const T* src, T* dst, const GeneralStencil<T>& s, std::int64_t z0, st
 }
 
 void RowsF32(const float* src, float* dst, const GeneralStencil<float>& s, std::int64_t z0, std::int64_t z1,
-             std::int64_t y0, std::int64_t y1) {
-  RowsT(src, dst, s, z0, z1, y0, y1);
+             std::int64_t y0, std::int64_t y1, float* ring, std::int64_t slot_elems) {
+  RowsT(src, dst, s, z0, z1, y0, y1, ring, slot_elems);
 }
 void RowsF64(const double* src, double* dst, const GeneralStencil<double>& s, std::int64_t z0, std::int64_t z1,
-             std::int64_t y0, std::int64_t y1) {
-  RowsT(src, dst, s, z0, z1, y0, y1);
+             std::int64_t y0, std::int64_t y1, double* ring, std::int64_t slot_elems) {
+  RowsT(src, dst, s, z0, z1, y0, y1, ring, slot_elems);
 }
 
 }  // namespace tessera::cpu::HWY_NAMESPACE
@@ -120,12 +176,14 @@ HWY_EXPORT(RowsF32);
 HWY_EXPORT(RowsF64);
 
 void stencil_rows_general_f32(const float* src, float* dst, const GeneralStencil<float>& s, std::int64_t z0,
-                              std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-  HWY_DYNAMIC_DISPATCH(RowsF32)(src, dst, s, z0, z1, y0, y1);
+                              std::int64_t z1, std::int64_t y0, std::int64_t y1, float* ring,
+                              std::int64_t slot_elems) {
+  HWY_DYNAMIC_DISPATCH(RowsF32)(src, dst, s, z0, z1, y0, y1, ring, slot_elems);
 }
 void stencil_rows_general_f64(const double* src, double* dst, const GeneralStencil<double>& s, std::int64_t z0,
-                              std::int64_t z1, std::int64_t y0, std::int64_t y1) {
-  HWY_DYNAMIC_DISPATCH(RowsF64)(src, dst, s, z0, z1, y0, y1);
+                              std::int64_t z1, std::int64_t y0, std::int64_t y1, double* ring,
+                              std::int64_t slot_elems) {
+  HWY_DYNAMIC_DISPATCH(RowsF64)(src, dst, s, z0, z1, y0, y1, ring, slot_elems);
 }
 }  // namespace tessera::cpu
 #endif  // HWY_ONCE
