@@ -47,10 +47,10 @@ void stencil_wavefront(const T* src, T* dst, T* ring, int radius, const T* c, st
   // Slot rows are numbered from the lowest row any step held in the ring holds.
   const std::int64_t y_org = ya - static_cast<std::int64_t>(levels - (pack ? 0 : 1)) * R;
   const std::size_t row_bytes = static_cast<std::size_t>(nx) * sizeof(T);
-  // Row y of step s's plane z: the ring slot of (s, z), or the grid for step 0 without pack.
-  const int first_slot_step = pack ? 0 : 1;
-  auto slot = [&](int s, std::int64_t z) { return ring + ((s - first_slot_step) * M + z % M) * slot_elems; };
+  // Row y of step s's plane z: the ring slot of (s, z), or the grid for step 0 without pack
+  // (grid0); the ring's first slots hold step 0 with pack, else step 1.
   const bool grid0 = !pack;
+  auto slot = [&](int s, std::int64_t z) { return ring + ((s - (grid0 ? 1 : 0)) * M + z % M) * slot_elems; };
   auto row_of = [&](int s, std::int64_t z, std::int64_t y) -> const T* {
     return s == 0 && grid0 ? src + z * plane + y * nx : slot(s, z) + (y - y_org) * nx;
   };
