@@ -141,7 +141,7 @@ void RowsT(const T* src, T* dst, const GeneralStencil<T>& s, std::int64_t z0, st
            std::int64_t y1, T* ring, std::int64_t slot_elems) {
 #define TESSERA_STENCIL_CASE(R)                                       \
   case R:                                                             \
-    if (ring != nullptr)                                              \
+    if (ring != nullptr && s.ndim == 3)                               \
       PackedSweep<R>(src, dst, ring, slot_elems, s, z0, z1, y0, y1);  \
     else if (s.ndim == 3)                                             \
       GridSweep<R, true>(src, dst, s, z0, z1, y0, y1);                \

@@ -31,10 +31,10 @@ inline std::int64_t stencil_ghost(std::int64_t j, std::int64_t n, StencilBoundar
 // dst(z, y, x) for z in [z0, z1), y in [y0, y1) (updated rows) and x in [s.x_begin, s.x_end);
 // src and dst must not overlap. Order: centre u, then per distance the x, y (and z) pairs,
 // then the source (when nonzero), each a multiply-add.
-// ring (3D only; nullptr: none): the source rows are read from 2 radius + 1 slots of
-// slot_elems elements (at least (y1 - y0 + 2 radius) nx each, the calling thread's), each
-// plane's rows copied in once as the sweep along z reaches it: for grids whose planes alias in
-// the cache (kernels/cpu/stencil_wavefront.hpp, pack, says why). Same bits either way.
+// ring (3D only, else ignored; nullptr: none): the source rows are read from 2 radius + 1
+// slots of slot_elems elements (at least (y1 - y0 + 2 radius) nx each, the calling thread's),
+// each plane's rows copied in once as the sweep along z reaches it: for grids whose planes
+// alias in the cache (kernels/cpu/stencil_wavefront.hpp, pack, says why). Same bits either way.
 void stencil_rows_general_f32(const float* src, float* dst, const GeneralStencil<float>& s, std::int64_t z0,
                               std::int64_t z1, std::int64_t y0, std::int64_t y1, float* ring = nullptr,
                               std::int64_t slot_elems = 0);
