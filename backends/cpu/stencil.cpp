@@ -162,7 +162,9 @@ struct TimeBlocking {
 // ring costs where they fit. Measured on a Zen VM (AVX2, 2 threads, 2026-11-29, one step per
 // pass, ms for 10 steps, grid / ring): 256^3 f32 radius 4 (12 lines) 979 / 137, radius 3 (8)
 // 95 / 195, radius 2 (6) 64 / 95, radius 1 68 / 88; f64 radius 3 (10) 306 / 276, radius 2 (8)
-// 125 / 186; 512^3 radius 4, 2 steps, f32 1290 / 443, f64 2086 / 520.
+// 125 / 186; 512^3 radius 4, 2 steps, f32 1290 / 443, f64 2086 / 520. The same VM at 06:58
+// (bench/RESULTS.md, session 19) cost far less: 256^3 f32 radius 4 131 / 121, f64 radius 3
+// 181 / 194 (a loss); the general stencil (Neumann faces), radius 4: f32 289 / 209, f64 506 / 361.
 bool pack_planes(const GridView& g, int r, std::size_t elem, const tuning::Tuning& tune) {
   const std::int64_t setting = tune["stencil.pack_planes"];
   if (g.ndim != 3 || setting == 0) return false;
