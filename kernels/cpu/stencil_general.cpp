@@ -82,17 +82,22 @@ void Rows(const Source& rows, T* HWY_RESTRICT dst, const GeneralStencil<T>& s, s
         if (has_source) v = hn::Add(v, source);
         hn::StoreU(v, d, o + x);
       };
+      // A cell alone (x neighbours through the x faces' ghost mapping) in one-lane vectors: the
+      // vector path's operations exactly, where plain `v += a * b` would be contracted into an
+      // FMA or not as the compiler pleases per instantiation (on aarch64 the grid and ring
+      // paths' bits differed).
       auto cell = [&](std::int64_t x) {
-        T v = s.centre * c[x];
+        const hn::CappedTag<T, 1> d1;
+        auto v = hn::Mul(hn::Set(d1, s.centre), hn::Set(d1, c[x]));
         for (int k = 1; k <= R; ++k) {
           const T px = c[stencil_ghost(x - k, nx, s.faces[0], s.faces[1])] +
                        c[stencil_ghost(x + k, nx, s.faces[0], s.faces[1])];
-          v += s.axis[0][k] * px;
-          v += s.axis[1][k] * (ym[k - 1][x] + yp[k - 1][x]);
-          if constexpr (k3D) v += s.axis[2][k] * (zm[k - 1][x] + zp[k - 1][x]);
+          v = hn::MulAdd(hn::Set(d1, s.axis[0][k]), hn::Set(d1, px), v);
+          v = hn::MulAdd(hn::Set(d1, s.axis[1][k]), hn::Set(d1, ym[k - 1][x] + yp[k - 1][x]), v);
+          if constexpr (k3D) v = hn::MulAdd(hn::Set(d1, s.axis[2][k]), hn::Set(d1, zm[k - 1][x] + zp[k - 1][x]), v);
         }
-        if (has_source) v += s.source;
-        o[x] = v;
+        if (has_source) v = hn::Add(v, hn::Set(d1, s.source));
+        o[x] = hn::GetLane(v);
       };
       for (std::int64_t x = s.x_begin; x < vb && x < s.x_end; ++x) cell(x);
       if (ve - vb >= N) {
