@@ -7,16 +7,29 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
+# Each stage's wall time, printed at the end: CI's budget is 45 minutes on 2 cores.
+declare -a stage_times
+stage_name="" stage_t0=0
+stage() {
+  local now; now=$(date +%s)
+  [[ -n $stage_name ]] && stage_times+=("$(printf '%5ds  %s' $((now - stage_t0)) "$stage_name")")
+  stage_name=$1 stage_t0=$now
+  [[ -n $stage_name ]] && echo "== $stage_name"
+  return 0
+}
+t_begin=$(date +%s)
+stage "setup (scripts/setup-debian.sh)"
 "$root/scripts/setup-debian.sh"
 
-echo "== Release build and tests"
+stage "Release build"
 # Where nvcc is installed the CUDA plugin is compiled, though without a GPU it cannot run here:
 # for that compile check two architectures do (sm_80's code paths and sm_90's), not the five of
 # a release build (backends/cuda/CMakeLists.txt); CUDAARCHS set by the caller wins.
 CUDAARCHS=${CUDAARCHS:-80-real;90-real} TESSERA_BUILD_DIR=$root/build "$root/scripts/build.sh"
+stage "Release tests"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
 
-echo "== ASan + UBSan build and tests"
+stage "ASan + UBSan build"
 # -O1 as usual for sanitizers: Highway compiles every kernel once per SIMD target, and -O3 under
 # ASan triples that time. -fno-var-tracking-assignments: the sanitizers' reports need line
 # tables, not the locations of variables, and tracking those through Highway's unrolled per-target
@@ -26,24 +39,28 @@ echo "== ASan + UBSan build and tests"
 TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -fno-var-tracking-assignments -DNDEBUG" \
   -DTESSERA_SANITIZE=ON -DTESSERA_WITH_CUDA=OFF -DTESSERA_WITH_OPENCL=OFF -DTESSERA_BUILD_BENCH=OFF
+stage "ASan + UBSan tests"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
 
-echo "== ThreadSanitizer: the thread-safety and execution-model tests on reference and cpu"
+stage "ThreadSanitizer: the thread-safety and execution-model tests on reference and cpu"
 "$root/scripts/tsan.sh"
 
-echo "== Fuzz: the Matrix Market reader and CSR validation under libFuzzer + ASan + UBSan"
+stage "Fuzz: the Matrix Market reader and CSR validation under libFuzzer + ASan + UBSan"
 # >= 200,000 executions per target from the corpus in tests/fuzz/corpus (scripts/fuzz.sh);
 # TESSERA_TEST_FUZZ=0 leaves it out.
 if [[ ${TESSERA_TEST_FUZZ:-1} != 0 ]]; then
   "$root/scripts/fuzz.sh"
 fi
 
-echo "== aarch64 cross build, tests under QEMU (NEON, SVE, SVE2)"
+stage "aarch64 cross build, tests under QEMU (NEON, SVE, SVE2)"
 # The same suite on 64-bit ARM, emulated, with the big random cases scaled down
 # (scripts/cross-arm.sh). TESSERA_TEST_ARM=0 leaves this stage out, e.g. on a machine without
 # a package registry.
 if [[ ${TESSERA_TEST_ARM:-1} != 0 ]]; then
   "$root/scripts/cross-arm.sh" aarch64
 fi
+stage ""
+echo "== stage times (total $(($(date +%s) - t_begin)) s)"
+printf '%s\n' "${stage_times[@]}"
