@@ -132,17 +132,18 @@ void Rows(const Source& rows, T* HWY_RESTRICT dst, const GeneralStencil<T>& s, s
       // The cells within R of a Neumann or periodic x face, a whole vector at a time where the
       // updated cells hold one: its x neighbours from a copy of the row's cells x - R ..
       // x + N + R - 1 through the ghost mapping. The copy costs N + 2R scalar moves and a
-      // store-forwarding stall, R cells alone about R^2 multiply-adds: measured (Zen 2, AVX2,
-      // 64^3 Neumann, one thread, 100 steps, ms, cells alone / edge vectors) radius 1 f32
-      // 20.9 / 24.9, f64 29.7 / 27.6; radius 2 f32 43.9 / 37.3, f64 56.6 / 47.2; radius 3 f32
-      // 69.7 / 52.5, f64 92.2 / 67.3; radius 4 f32 104 / 76, f64 130 / 93. Hence vectors
-      // where N <= 4R.
+      // store-forwarding stall, R cells alone about R^2 multiply-adds. Measured (Zen 2, AVX2,
+      // 64^3, Neumann faces, one thread, 100 steps, ms, two alternating rounds, cells alone /
+      // edge vectors, both with the paired vectors above): radius 1 f64 21.2 / 27.8; radius 2
+      // f32 32.9 / 36.9, f64 41.7 / 47.0; radius 3 f32 58.3 / 51.7, f64 71.6 / 69.2; radius 4
+      // f32 91.4 / 74.5, f64 112 / 95. Hence vectors from radius 3 on, while the copy is at
+      // most 4R cells long (AVX-512 f32 at radius 3 keeps the cells: not measured).
       auto edge = [&](std::int64_t x) {
         T e[HWY_MAX_BYTES / sizeof(T) + 2 * StencilSpec::max_radius];
         for (std::int64_t j = 0; j < N + 2 * R; ++j) e[j] = c[stencil_ghost(x - R + j, nx, s.faces[0], s.faces[1])];
         vec(e + R, x);
       };
-      const bool edge_vectors = N <= 4 * R && s.x_end - s.x_begin >= N;
+      const bool edge_vectors = R >= 3 && N <= 4 * R && s.x_end - s.x_begin >= N;
       const std::int64_t re = ve > vb ? ve : vb;  // the right edge's first cell
       if (edge_vectors)
         for (std::int64_t x = s.x_begin; x < vb; x += N) edge(x < s.x_end - N ? x : s.x_end - N);
