@@ -2,10 +2,10 @@
 # The thread-safety stage: builds the test binary with ThreadSanitizer and runs the tests that
 # use one device from many threads (test_threads.cpp) and the execution-model tests
 # (queues, events, scalars) on the reference and cpu devices; the test binary holds only those
-# files (TESSERA_TEST_FILES). OMP_NUM_THREADS=1: GCC's libgomp
-# is not instrumented, so its barriers would show as false races; the host threads of the tests
-# are what is under test. Any report fails the stage (halt_on_error). Flags as for the ASan
-# build (scripts/test.sh says why).
+# files (TESSERA_TEST_FILES). OMP_NUM_THREADS=1: GCC's libgomp is not instrumented, so its
+# barriers would show as false races; the host threads of the tests are what is under test.
+# Any report fails the stage (halt_on_error). Flags as for the ASan build (scripts/test.sh says
+# why).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_TSAN_BUILD_DIR:-$root/build-tsan}
