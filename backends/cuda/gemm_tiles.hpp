@@ -76,7 +76,8 @@ void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, 
     }
   }
 #endif
-  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.m, s.n, s.batch)
+  const bool swap = sizeof(T) == 8 && dmma_swaps(s.ta, s.tb);  // f64 tiles along C's columns first
+  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(swap ? s.n : s.m, swap ? s.m : s.n, s.batch)
                                        : narrow_tiles<T, Tf32TileOf>(s.m, s.n, s.batch);
   // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
   TESSERA_CUDA_CHECK(launch_gemm<T>(s, alpha, A, B, beta, C, stream));

@@ -1,9 +1,10 @@
 // C = alpha op(A) op(B) + beta C, row-major: exact FP32/FP64 arithmetic by default, f32 on the
 // FFMA units, f64 on the FP64 tensor cores (DMMA: IEEE double FMAs); f32 under MathMode::tf32 or
 // tf32x3 on the TF32 tensor cores (gemm_tf32.cuh). Bound: FMA / MMA throughput (2 m n k flops,
-// 3 x that in mma work for tf32x3); the kernels and their cp.async pipeline are in gemm_async.cuh. One kernel
-// per (op(A), op(B), tile shape, copy width); the loaders read any leading dimension and
-// sub-matrix offset (trsm passes panels of larger matrices).
+// 3 x that in mma work for tf32x3); the kernels and their cp.async pipeline are in gemm_async.cuh
+// (f64: gemm_dmma.cuh). One kernel per (op(A), op(B), tile shape, copy width); the loaders read
+// any leading dimension and sub-matrix offset (trsm passes panels of larger matrices).
+#include "kernels/cuda/gemm_dmma.cuh"
 #include "kernels/cuda/gemm_tf32.cuh"
 
 namespace tessera::cuda {
@@ -13,11 +14,10 @@ namespace {
 template <bool NARROW>
 using F32Cfg = SimtCfg<GemmTile<float, NARROW>::BM, GemmTile<float, NARROW>::BN,
                        GemmTile<float, NARROW>::BK, GemmTile<float, NARROW>::STAGES>;
-// 2 x 2 warps of TM x TN outputs (m16n8k4 fragments): 128 x 64 blocks, 64 x 64 narrow.
+// 2 x 2 warps of TM x TN outputs: 128 x 64 blocks, 64 x 64 narrow.
 template <bool NARROW>
-using F64Cfg = DmmaCfg<GemmTile<double, NARROW>::BM, GemmTile<double, NARROW>::BN,
-                       GemmTile<double, NARROW>::BK, GemmTile<double, NARROW>::STAGES,
-                       GemmTile<double, NARROW>::TM, GemmTile<double, NARROW>::TN, true,
+using F64Cfg = DmmaCfg<GemmTile<double, NARROW>::BM, GemmTile<double, NARROW>::BN, GemmTile<double, NARROW>::BK,
+                       GemmTile<double, NARROW>::STAGES, GemmTile<double, NARROW>::TM, GemmTile<double, NARROW>::TN,
                        GemmTile<double, NARROW>::BLOCKS_PER_SM>;
 
 // TF32 tensor cores: one mma per product (tf32) or three (tf32x3, SPLIT).
@@ -39,9 +39,10 @@ cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T
                       : launch_gemm_any<Tf32Cfg<false, false>>(s, alpha, A, B, beta, C, stream);
     return s.narrow ? launch_gemm_any<F32Cfg<true>>(s, alpha, A, B, beta, C, stream)
                     : launch_gemm_any<F32Cfg<false>>(s, alpha, A, B, beta, C, stream);
-  } else
-    return s.narrow ? launch_gemm_any<F64Cfg<true>>(s, alpha, A, B, beta, C, stream)
-                    : launch_gemm_any<F64Cfg<false>>(s, alpha, A, B, beta, C, stream);
+  } else {
+    return s.narrow ? launch_dmma_any<F64Cfg<true>>(s, alpha, A, B, beta, C, stream)
+                    : launch_dmma_any<F64Cfg<false>>(s, alpha, A, B, beta, C, stream);
+  }
 }
 
 template cudaError_t launch_gemm<float>(const GemmProblem&, float, const float*, const float*, float, float*,

@@ -16,13 +16,7 @@
 // read from shared memory as float4: 4 LDS.128 per 64 FMAs (0.81x / 0.83x cuBLAS pedantic FP32 at
 // n = 4096 / 8192 on an H200; BK 8, 16 or 32 and 3 or 4 stages all within 1%).
 // f32 under MathMode::tf32 / tf32x3: the TF32 tensor cores on the same pipeline (gemm_tf32.cuh).
-// f64: the FP64 tensor cores (DMMA, mma.sync m16n8k4 .f64: IEEE double FMAs, exact like the
-// FFMA path); each warp owns a WM x WN tile of 8x8 accumulator fragments. Measured (H100/H200,
-// n = 4096, vs cuBLAS DGEMM): m16n8k4 0.73x, m8n8k4 0.41x; 128x64 blocks of 4 warps (2 per SM)
-// 0.73x, 128x128 of 8 warps (1 per SM) 0.62x, 64x64 (4 per SM) 0.69x. Sm_90's longer f64 shapes,
-// which chain m16n8k4's k-steps in one instruction, were slower (H100, 2026-11-27, n = 2048 /
-// 4096 / 8192: m16n8k4 0.80x / 0.76x / 0.74x, m16n8k8 0.75x / 0.74x / 0.69x, m16n8k16 0.68x /
-// 0.69x / 0.68x): accumulator traffic does not bound this kernel.
+// f64 runs on the FP64 tensor cores with its own loaders and layouts (gemm_dmma.cuh).
 #pragma once
 
 #include <type_traits>
@@ -44,6 +38,14 @@ __device__ __forceinline__ void cp_async(unsigned dst, const void* src, int src_
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes)
                  : "memory");
 }
+// Copies `bytes` (16 or 8) that all lie inside the source.
+template <int BYTES>
+__device__ __forceinline__ void cp_async_all(unsigned dst, const void* src) {
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(BYTES) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -53,7 +55,8 @@ __device__ __forceinline__ void cp_async_wait() {
 // One operand: a BK x BX tile at S[k * LD + x] per stage.
 template <class T, int BX, int BK, int THREADS>
 struct OperandTile {
-  static constexpr int PAD = sizeof(T) == 4 ? 8 : 4;  // row pitch 8 (f32) / 8 (f64, in words) mod 32
+  static_assert(sizeof(T) == 4, "f32 tiles (f64: gemm_dmma.cuh)");
+  static constexpr int PAD = 8;  // row pitch 8 mod 32 words
   static constexpr int LD = BX + PAD;
   static constexpr int ELEMS = BK * LD;
 };
@@ -197,69 +200,6 @@ __device__ __forceinline__ void simt_tile(const float* as, const float* bs, floa
   }
 }
 
-// ------------------------------------------------------------------ f64: DMMA
-// M16: mma.sync m16n8k4 (sm_90) on pairs of 8-row fragments; else m8n8k4. Fragment layouts
-// (PTX ISA): A lane l holds (row l/4, k l%4) of each 8-row block, B (k l%4, col l/4), the
-// accumulator (row l/4, cols 2 (l%4) + {0, 1}); m16n8k4 stacks two m8n8k4 fragments.
-template <int BM_, int BN_, int BK_, int STAGES_, int WM_, int WN_, bool M16_, int MIN_BLOCKS_>
-struct DmmaCfg {
-  using T = double;
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_, WM = WM_, WN = WN_;
-  static constexpr bool M16 = M16_;
-  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
-  static constexpr int WARPS_N = BN / WN, WARPS = (BM / WM) * (BN / WN);
-  static constexpr int THREADS = 32 * WARPS;
-  static constexpr int MT = WM / 8, NT = WN / 8;
-  using ATile = OperandTile<T, BM, BK, THREADS>;
-  using BTile = OperandTile<T, BN, BK, THREADS>;
-  static constexpr int SMEM_BYTES = STAGES * (ATile::ELEMS + BTile::ELEMS) * static_cast<int>(sizeof(T));
-  static_assert(BK % 4 == 0 && (!M16 || MT % 2 == 0), "fragment shapes");
-};
-
-__device__ __forceinline__ void dmma8(double (&c)[2], double a, double b) {
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-      : "+d"(c[0]), "+d"(c[1])
-      : "d"(a), "d"(b));
-}
-// m16n8k4 needs sm_90; older targets (should the build add them) issue the two m8n8k4 halves.
-__device__ __forceinline__ void dmma16(double (&c0)[2], double (&c1)[2], double a0, double a1, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-      : "+d"(c0[0]), "+d"(c0[1]), "+d"(c1[0]), "+d"(c1[1])
-      : "d"(a0), "d"(a1), "d"(b));
-#else
-  dmma8(c0, a0, b);
-  dmma8(c1, a1, b);
-#endif
-}
-
-template <class Cfg>
-__device__ __forceinline__ void dmma_tile(const double* as, const double* bs, double (&acc)[Cfg::MT][Cfg::NT][2]) {
-  constexpr int LDA = Cfg::ATile::LD, LDB = Cfg::BTile::LD;
-  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
-  const int wm0 = (w / Cfg::WARPS_N) * Cfg::WM, wn0 = (w % Cfg::WARPS_N) * Cfg::WN;
-  const double* ap = as + (l % 4) * LDA + wm0 + l / 4;
-  const double* bp = bs + (l % 4) * LDB + wn0 + l / 4;
-#pragma unroll
-  for (int kk = 0; kk < Cfg::BK; kk += 4) {
-    double a[Cfg::MT], b[Cfg::NT];
-#pragma unroll
-    for (int i = 0; i < Cfg::MT; ++i) a[i] = ap[kk * LDA + i * 8];
-#pragma unroll
-    for (int j = 0; j < Cfg::NT; ++j) b[j] = bp[kk * LDB + j * 8];
-#pragma unroll
-    for (int j = 0; j < Cfg::NT; ++j) {
-      if constexpr (Cfg::M16) {
-#pragma unroll
-        for (int i = 0; i < Cfg::MT; i += 2) dmma16(acc[i][j], acc[i + 1][j], a[i], a[i + 1], b[j]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < Cfg::MT; ++i) dmma8(acc[i][j], a[i], b[j]);
-      }
-    }
-  }
-}
-
 // ------------------------------------------------------------------ the kernels
 // Loaders of op(A) (x = rows of C) and op(B) (x = columns of C); VEC: elements per copy of the
 // x-contiguous operands (16 bytes when their leading dimensions and bases allow, else 1).
@@ -312,56 +252,12 @@ __global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmProblem s, float 
   }
 }
 
-template <class Cfg, bool TA, bool TB, int VEC>
-__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kernel(
-    GemmProblem s, double alpha, const double* __restrict__ A, const double* __restrict__ B, double beta,
-    double* __restrict__ C) {
-  extern __shared__ __align__(16) unsigned char gemm_smem[];
-  double* smem = reinterpret_cast<double*>(gemm_smem);
-  int tile_m, tile_n;
-  block_tile(tile_m, tile_n);
-  batch_offsets(s, A, B, C);
-  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
-  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
-  const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
-  const BLoaderOf<Cfg, TB, VEC> bl(B, s.ldb, s.n, s.k, col0);
-  double acc[Cfg::MT][Cfg::NT][2];
-#pragma unroll
-  for (int i = 0; i < Cfg::MT; ++i)
-#pragma unroll
-    for (int j = 0; j < Cfg::NT; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
-  const int tiles = static_cast<int>((s.k + Cfg::BK - 1) / Cfg::BK);
-  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
-      al, bl, tiles, Cfg::BK, smem, [&](const double* as, const double* bs) { dmma_tile<Cfg>(as, bs, acc); });
-
-  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
-  const std::int64_t r0 = row0 + (w / Cfg::WARPS_N) * Cfg::WM + l / 4;
-  const std::int64_t c0 = col0 + (w % Cfg::WARPS_N) * Cfg::WN + 2 * (l % 4);
-#pragma unroll
-  for (int i = 0; i < Cfg::MT; ++i) {
-    const std::int64_t row = r0 + 8 * i;
-    if (row >= s.m) continue;
-#pragma unroll
-    for (int j = 0; j < Cfg::NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const std::int64_t col = c0 + 8 * j + e;
-        if (col < s.n) store_c(C, s.ldc, row, col, alpha, beta, acc[i][j][e]);
-      }
-  }
-}
-
-// The kernel of a configuration, by its family: SimtCfg (FFMA) and DmmaCfg (FP64 tensor cores)
-// here, TmmaCfg (TF32 tensor cores) in gemm_tf32.cuh.
+// The kernel of a configuration, by its family: SimtCfg (FFMA) here, TmmaCfg (TF32 tensor cores) in gemm_tf32.cuh.
 template <class Cfg, bool TA, bool TB, int VEC>
 struct GemmKernel;
 template <int BM, int BN, int BK, int ST, bool TA, bool TB, int VEC>
 struct GemmKernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC> {
   static auto get() { return gemm_simt_kernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC>; }
-};
-template <int BM, int BN, int BK, int ST, int WM, int WN, bool M16, int MB, bool TA, bool TB, int VEC>
-struct GemmKernel<DmmaCfg<BM, BN, BK, ST, WM, WN, M16, MB>, TA, TB, VEC> {
-  static auto get() { return gemm_dmma_kernel<DmmaCfg<BM, BN, BK, ST, WM, WN, M16, MB>, TA, TB, VEC>; }
 };
 
 // Launch one configuration: the grid in tiles, the dynamic shared memory raised past 48 KB.

@@ -225,7 +225,9 @@ struct ConvGemmTile {
   static constexpr double NARROW_MARGIN = 1.15;  // narrow tiles must fill the waves this much better
 };
 // GemmTile: the gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32
-// on FFMA (8 x 8 per thread, 4 x 8 narrow), f64 on the FP64 tensor cores.
+// on FFMA (8 x 8 per thread, 4 x 8 narrow), f64 on the FP64 tensor cores (gemm_dmma.cuh: BM x BN
+// along the mma's M and N sides, which are C's columns and rows for C = A B; at most 255
+// registers a thread, two blocks an SM).
 template <class T, bool NARROW = false>
 struct GemmTile {
   static constexpr bool F32 = sizeof(T) == 4;
@@ -235,12 +237,15 @@ struct GemmTile {
   static constexpr int STAGES = 3;
   static constexpr int TM = F32 ? 8 : BM / 2;  // outputs per thread (f32) / per warp (f64): 2 x 2 warps
   static constexpr int TN = F32 ? BN / 16 : 32;
-  static constexpr int BLOCKS_PER_SM = F32 ? 2 : (NARROW ? 4 : 2);
+  static constexpr int BLOCKS_PER_SM = 2;  // f64 narrow: 4 (128 registers) spilled
   // The wave model counts a partial last wave as a full one, though its blocks run with the SM
   // to themselves: narrow f32 tiles (0.83x the wide ones' rate) lost to wide at a modelled 1.33x
   // better fill (conv layer, N128 C384 13x13 K256: 1.39 vs 1.29 ms, H100, 2026-11-22).
   static constexpr double NARROW_MARGIN = F32 ? 1.4 : 1.15;
 };
+// f64 gemm puts the x-contiguous operand on the mma's M side (gemm_dmma.cuh): for C = A B that is
+// op(B), and the blocks' BM then runs along C's columns.
+inline bool dmma_swaps(bool ta, bool tb) { return !ta && !tb; }
 // Tf32GemmTile: f32 gemm on the TF32 tensor cores (MathMode::tf32 and tf32x3, gemm_tf32.cuh):
 // mma.sync m16n8k8 with FP32 accumulators on the same cp.async pipeline and shared-memory
 // layout as GemmTile; 8 warps of WM x WN outputs: 128 x 128 blocks of 2 x 4 warps of 64 x 32,
