@@ -54,7 +54,10 @@ std::string describe(const CaseSpec& c) {
       else s << "lower(laplace3d " << g("n") << "^3)";
       break;
     case Op::gemm:
-      s << "n=" << g("n");
+      if (g("m") > 0 || g("k") > 0)  // a rectangular product (workloads/gemm.cpp)
+        s << "m=" << (g("m") > 0 ? g("m") : g("n")) << " n=" << g("n") << " k=" << (g("k") > 0 ? g("k") : g("n"));
+      else
+        s << "n=" << g("n");
       if (g("scale_exp") > 0) s << " x2^+-" << g("scale_exp");  // badly scaled entries (workloads/gemm.cpp)
       break;
     case Op::stencil: {
@@ -198,7 +201,8 @@ std::vector<CaseSpec> medium_cases(Op op) {
     case Op::trsv: return {make(op, "", {{"n", 4096}})};
     case Op::trsm: return {make(op, "", {{"n", 2048}, {"nrhs", 64}})};
     case Op::sptrsv: return {make(op, "", {{"n", 96}})};
-    case Op::gemm: return {make(op, "", {{"n", 1024}, {"scale_exp", 0}})};
+    // m, k: a rectangular m x k times k x n product (0: n).
+    case Op::gemm: return {make(op, "", {{"n", 1024}, {"scale_exp", 0}, {"m", 0}, {"k", 0}})};
     // 192^3 (28 MiB per f32 grid) and 4096^2 (64 MiB): 128^3 and 2048^2 grids would sit in
     // the LLC across the 10 steps and report cache, not memory, bandwidth.
     // faces / aniso (0 here): the general stencil's keys for --case (workloads/stencil.cpp).
@@ -296,7 +300,11 @@ std::vector<CaseSpec> gpu_cases(Op op) {
     // n = 4096 also with badly scaled entries (issue 17: each mode's error on such data).
     case Op::gemm:
       return {only(make(op, "", {{"n", 4096}}), both), only(make(op, "", {{"n", 8192}}), f32),
-              only(make(op, "", {{"n", 4096}, {"scale_exp", 40}}), f32)};
+              only(make(op, "", {{"n", 4096}, {"scale_exp", 40}}), f32),
+              // issue 17's odd shapes: m x n x k
+              only(make(op, "", {{"m", 5000}, {"n", 3000}, {"k", 2000}}), both),
+              only(make(op, "", {{"m", 16384}, {"n", 64}, {"k", 16384}}), both),
+              only(make(op, "", {{"m", 64}, {"n", 16384}, {"k", 16384}}), both)};
     case Op::stencil:
       return {only(make(op, "3d", {{"n", 512}, {"radius", 1}, {"steps", 10}}), f32),
               only(make(op, "3d", {{"n", 512}, {"radius", 1}, {"steps", 16}}), f32)};

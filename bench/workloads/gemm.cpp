@@ -1,5 +1,5 @@
-// gemm: C = alpha * A * B + beta * C, square n x n, no transposes, alpha = 1, beta = 0; f32 also
-// in the TF32 math modes (tessera-tf32, tessera-tf32x3 lines).
+// gemm: C = alpha * A * B + beta * C, n x n (or m x k times k x n: keys m, k), no transposes,
+// alpha = 1, beta = 0; f32 also in the TF32 math modes (tessera-tf32, tessera-tf32x3 lines).
 //   flops = 2 * m * n * k
 //   bytes = (m*k + k*n + m*n) * sizeof(T) (each matrix once: the minimum traffic)
 // Bound by FLOP/s. Large cases are checked on a sample of entries (see check.hpp).
@@ -43,9 +43,11 @@ class GemmWorkload : public Workload {
 
   void generate() override {
     const auto n = spec().get("n");
-    d_.m = d_.n = d_.k = n;
-    d_.A = random_vector<T>(n * n, 0x5eed0401);
-    d_.B = random_vector<T>(n * n, 0x5eed0402);
+    d_.n = n;
+    d_.m = spec().get("m") > 0 ? spec().get("m") : n;  // m, k: 0 = n (a square product)
+    d_.k = spec().get("k") > 0 ? spec().get("k") : n;
+    d_.A = random_vector<T>(d_.m * d_.k, 0x5eed0401);
+    d_.B = random_vector<T>(d_.k * d_.n, 0x5eed0402);
     // scale_exp = E > 0: badly scaled data, each entry times 2^e with e uniform in [-E, E]
     // (entries over 2E binary orders of magnitude; E = 40 keeps every sum of 2^13 products
     // within FP32's range).
