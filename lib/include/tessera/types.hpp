@@ -84,10 +84,11 @@ enum class ConvMode : std::uint8_t { valid, same };
 ///    and below 2^128 (1 - 2^-12) in magnitude (larger ones round to infinity in TF32).
 /// Backends without TF32 units (cpu, OpenCL on CPUs and AMD GPUs) compute tf32 and tf32x3 in
 /// exact FP32, which meets both bounds; CUDA runs both on the TF32 tensor cores (gemm and
-/// conv_layer); NVIDIA's OpenCL runs tf32 on them and tf32x3 in exact FP32 (as fast there). On compute
-/// capability 9.0 gemm's tf32x3 adds each 32-k slice of products into round-to-nearest FP32
-/// accumulators, so its typical error is below FP32 arithmetic's (the bound still holds). Values
-/// outside the enumeration throw InvalidArgument.
+/// conv_layer); NVIDIA's OpenCL runs tf32 on them and tf32x3 in exact FP32 (as fast there). CUDA
+/// gemm's tf32x3 adds each slice of products (32 k on compute capability 9.0's wgmma kernel, 8 k
+/// on mma.sync) into round-to-nearest FP32 accumulators, so its typical error is FP32
+/// arithmetic's or below and does not drift with k (the bound still holds). Values outside the
+/// enumeration throw InvalidArgument.
 enum class MathMode : std::uint8_t { exact, tf32, tf32x3 };
 /// The enumerator's name: "exact", "tf32" or "tf32x3".
 inline const char* to_string(MathMode m) {
