@@ -260,18 +260,25 @@ struct GemmKernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC> {
   static auto get() { return gemm_simt_kernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC>; }
 };
 
-// Launch one configuration: the grid in tiles, the dynamic shared memory raised past 48 KB.
-template <class Cfg, bool TA, bool TB, int VEC, class T>
-cudaError_t launch_gemm_cfg(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
-  const dim3 grid(blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM), static_cast<unsigned>(s.batch));
+// Launches a gemm kernel on a grid of `cols` x `rows` tiles per product (grid.z: the batch), its
+// dynamic shared memory raised past 48 KB.
+template <class Kernel, class T>
+cudaError_t launch_gemm_grid(Kernel kernel, unsigned cols, unsigned rows, int threads, int smem, const GemmProblem& s,
+                             T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+  const dim3 grid(cols, rows, static_cast<unsigned>(s.batch));
   if (grid.y > 65535u || s.batch < 1 || s.batch > 65535 || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
     return cudaErrorInvalidConfiguration;
-  auto kernel = GemmKernel<Cfg, TA, TB, VEC>::get();
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
-      e != cudaSuccess)
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
     return e;
-  kernel<<<grid, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(s, alpha, A, B, beta, C);
+  kernel<<<grid, threads, smem, stream>>>(s, alpha, A, B, beta, C);
   return cudaGetLastError();
+}
+
+// Launch one configuration: the grid in tiles of C.
+template <class Cfg, bool TA, bool TB, int VEC, class T>
+cudaError_t launch_gemm_cfg(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) {
+  return launch_gemm_grid(GemmKernel<Cfg, TA, TB, VEC>::get(), blocks_for(s.n, Cfg::BN), blocks_for(s.m, Cfg::BM),
+                          Cfg::THREADS, Cfg::SMEM_BYTES, s, alpha, A, B, beta, C, stream);
 }
 
 // Picks the copy width: 16-byte copies of the x-contiguous operands when every such operand's

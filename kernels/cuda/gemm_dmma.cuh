@@ -290,17 +290,9 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
 template <class Cfg, bool MKC, bool NKC, bool SWAP, int VEC>
 cudaError_t launch_dmma_cfg(const GemmProblem& s, double alpha, const double* A, const double* B, double beta,
                             double* C, cudaStream_t stream) {
-  const dim3 grid(blocks_for(SWAP ? s.m : s.n, Cfg::BN), blocks_for(SWAP ? s.n : s.m, Cfg::BM),
-                  static_cast<unsigned>(s.batch));
-  if (grid.y > 65535u || s.batch < 1 || s.batch > 65535 || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
-    return cudaErrorInvalidConfiguration;
-  constexpr int smem = Cfg::template smem_bytes<NKC>();
-  auto kernel = gemm_dmma_kernel<Cfg, MKC, NKC, SWAP, VEC>;
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-      e != cudaSuccess)
-    return e;
-  kernel<<<grid, Cfg::THREADS, smem, stream>>>(s, alpha, A, B, beta, C);
-  return cudaGetLastError();
+  return launch_gemm_grid(gemm_dmma_kernel<Cfg, MKC, NKC, SWAP, VEC>, blocks_for(SWAP ? s.m : s.n, Cfg::BN),
+                          blocks_for(SWAP ? s.n : s.m, Cfg::BM), Cfg::THREADS, Cfg::template smem_bytes<NKC>(), s,
+                          alpha, A, B, beta, C, stream);
 }
 
 // 16-byte copies when both operands' bases are 16-byte aligned and their leading dimensions (and
