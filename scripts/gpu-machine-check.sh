@@ -34,8 +34,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 "$DIST/bin/tessera-info" > "$OUT/info.txt" 2>&1
 grep -E "^  [a-z]+(:[0-9]+)?  |unavailable|reason" "$OUT/info.txt" | head -12
 
-# STAGES picks what runs (default all): suite, bench, memcheck, racecheck.
-STAGES=${STAGES:-suite,bench,memcheck,racecheck}
+# STAGES picks what runs (default all): suite, forced, bench, memcheck, racecheck.
+STAGES=${STAGES:-suite,forced,bench,memcheck,racecheck}
 want() { [[ ",$STAGES," == *",$1,"* ]]; }
 
 # The loader tests look for test plugins under the build tree's absolute path: not carried.
@@ -46,6 +46,19 @@ rc=$?
 grep -E "ERROR|FATAL|CRASH" "$OUT/suite.log" | sort | uniq -c | head -20
 summary+=("suite rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/suite.log" | tr '\n' ' ') [$(($(date +%s) - t0)) s]")
 summary+=("devices the suite ran on: $(grep -oE 'ran [a-z_0-9<>]+ on [a-z:0-9]+' "$OUT/suite.log" | awk '{print $4}' | sort | uniq -c | tr '\n' ' ')")
+fi
+
+# The gemm grid's choices forced (backends/cuda/gemm_tiles.hpp): every gemm, trsm update and
+# Winograd product split into 3 parts and computed as C^T, then neither, on cuda:0.
+if want forced; then
+for tune in gemm.splits=3,gemm.c_trans=1 gemm.splits=1,gemm.c_trans=0; do
+  t0=$(date +%s)
+  log="$OUT/forced-${tune//[=,.]/_}.log"
+  TESSERA_TUNE=$(echo "$tune" | sed 's/^/cuda:0:/; s/,/,cuda:0:/g') TESSERA_TEST_DEVICES=cuda:0 timeout "${T_FORCED:-200}" \
+    "$DIST/bin/tessera-tests" -tc='*gemm*,*trsm*,*conv_layer*,*Winograd*' > "$log" 2>&1
+  rc=$?
+  summary+=("forced $tune rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$log" | tr '\n' ' ') [$(($(date +%s) - t0)) s]")
+done
 fi
 
 if want bench; then

@@ -154,6 +154,21 @@ TEST_CASE_TEMPLATE("gemm: all Trans combinations, odd and edge shapes, alpha/bet
       }
 }
 
+// Shapes whose tiles are few for their k (CUDA splits k into parts summed by a second pass)
+// and a short, wide C (CUDA's f32 kernels compute C^T). The GPU check also runs this file with
+// gemm.splits and gemm.c_trans forced (scripts/gpu-machine-check.sh).
+TEST_CASE_TEMPLATE("gemm: long k on few tiles, short and wide C", T, float, double) {
+  const Shape shapes[] = {{40, 70, 3001}, {64, 300, 700}, {300, 24, 1537}, {3, 5, 1000}};
+  std::uint32_t seed = 500;
+  int index = 0;
+  for (const Shape& s : shapes)
+    for (Trans ta : {Trans::N, Trans::T})
+      for (Trans tb : {Trans::N, Trans::T}) {
+        const int i = index++;
+        gemm_case<T>(ta, tb, s, alpha_betas[i % 6], i % 2 == 0, seed += 3);
+      }
+}
+
 TEST_CASE_TEMPLATE("gemm: one larger case (577 x 577 x 577)", T, float, double) {
   // TESSERA_TEST_SCALE shrinks m and n only: k stays past the KC = 512 depth block.
   using tessera_test::scaled;

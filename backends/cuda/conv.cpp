@@ -157,7 +157,7 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
       g.stride_b = s.C * w.ldt;
       g.stride_c = s.K * w.ldt;
     }
-    enqueue_gemm<T>(g, T(1), ga, gb, T(0), M, stream);
+    enqueue_gemm<T>(q, g, T(1), ga, gb, T(0), M);
     TESSERA_CUDA_CHECK(launch_winograd_output<T>(w, M, out + n0 * s.K * s.P * s.Q, stream));
   }
 }

@@ -84,6 +84,13 @@ class DeviceBuffer {
 class CudaQueue;
 struct GemmProblem;     // kernels/cuda/launch.hpp
 struct ConvLayerShape;  // kernels/cuda/launch.hpp
+// A gemm's grid as gemm_tiles.hpp chooses it (GemmProblem's narrow, c_trans, splits, k_chunk).
+struct GemmGrid {
+  bool narrow = false;
+  bool c_trans = false;
+  int splits = 1;
+  std::int64_t k_chunk = 0;
+};
 
 // Element 0 of a view as a device pointer: the one place a view's offset is added.
 template <class T>
@@ -139,13 +146,18 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   struct SptrsvState;   // sptrsv.cpp: per-row solved flags and the ticket
   struct StencilState;  // stencil.cpp
   struct ConvState;     // conv.cpp
+  struct GemmState;     // gemm_tiles.hpp: split-k's parts
 
  private:
   int sm_count() const { return props_.multiProcessorCount; }
   // stencil.cpp: every stencil but StencilSpec::plain.
   template <class T>
   void stencil_general(QueueImpl& q, const StencilSpec& spec, const GridView& u, int steps);
-  // Narrow or wide GEMM tiles (gemm_tiles.hpp) for an m x n result of Tile<T, narrow>.
+  // The grid of a gemm on Tile<T, narrow> (gemm_tiles.hpp): the tiles, split-k and (f32,
+  // may_transpose) C^T's product; narrow_tiles: the tiles alone, for an m x n result.
+  template <class T, template <class, bool> class Tile>
+  GemmGrid gemm_grid(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, MathMode math,
+                     bool may_transpose) const;
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch = 1) const;
   // Hopper's kernels (wgmma gemm, the bulk-copy stencil sweep): built (for sm_90a:
@@ -159,9 +171,9 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   }
   // Whether an f32 gemm runs on the wgmma kernel (gemm_tiles.hpp).
   bool use_wgmma(const GemmProblem& s, const float* A, const float* B) const;
-  // Launches s on the kernel those choices pick (gemm_tiles.hpp); sets s.narrow.
+  // Enqueues s on q on the kernel those choices pick (gemm_tiles.hpp); sets s.narrow.
   template <class T>
-  void enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) const;
+  void enqueue_gemm(QueueImpl& q, GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C) const;
   // conv.cpp: the conv layer's algorithm, the Winograd tile m (2 or 4) or 0 for the implicit
   // GEMM; and the Winograd path itself.
   int winograd_tile(const ConvLayerShape& s, MathMode math) const;

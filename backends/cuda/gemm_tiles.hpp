@@ -1,12 +1,16 @@
-// The one choice between the wide and the narrow GEMM tiles (Tile<T, false> / Tile<T, true>,
-// kernels/cuda/launch.hpp), for gemm, trsm's updates and the convolution layer; and for f32
-// gemm under the TF32 modes, between Hopper's wgmma kernel and the mma.sync tiles.
+// The gemm grid's choices, each made here once: wide or narrow tiles (Tile<T, false> / Tile<T,
+// true>, kernels/cuda/launch.hpp) for gemm, trsm's updates and the convolution layer; split-k
+// and the transposed product for gemm; and for f32 gemm under the TF32 modes, Hopper's wgmma
+// kernel or the mma.sync tiles.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "queue.hpp"
 
 namespace tessera::cuda {
 
@@ -14,26 +18,76 @@ namespace tessera::cuda {
 template <class T, bool NARROW>
 using Tf32TileOf = Tf32GemmTile<NARROW>;
 
-// Narrow tiles when the wide tiles would leave the SMs noticeably idle (a partly filled last
-// wave, or n much narrower than a wide tile). Narrow tiles reuse each A fragment half as often,
-// so they must win clearly (Tile::NARROW_MARGIN). gemm.tiles forces one: 0 wide, 1 narrow.
-// batch: that many m x n products side by side in the waves (each with its own edge tiles).
+// The grid of one gemm (or batch of them), chosen by a wave model. Each candidate's time is that
+// of its busiest SM, in tile area x k per block: blocks_for(blocks, SMs) blocks, run
+// Tile::BLOCKS_PER_SM at a time at the SM's full rate, a last, short round taking at least
+// Tile::ALONE blocks' time (a lone block leaves the SM partly idle). Partial edge tiles and idle
+// SMs both cost. Candidates:
+// - wide or narrow tiles (Tile<T, false> / <T, true>). Narrow tiles reuse each fragment half as
+//   often: their time counts Tile::NARROW_MARGIN more. gemm.tiles forces one (0 wide, 1 narrow).
+// - split-k (GemmProblem::splits) where k is long and the tiles few: the parts fill more of the
+//   SMs, at the price of their sums' round trip through memory (gemm_split_balance) and
+//   kGemmSplitMargin. gemm.splits: -1 the model, 1 never, N >= 2 N parts.
+// - f32 only (may_transpose): the product of C^T (GemmProblem::c_trans), whose rows are C's
+//   columns: a short, wide C (m = 64, n = 16384) fills 128-row tiles no better than half.
+//   gemm.c_trans: -1 the model, 0 never, 1 always.
+// Ties go to the earlier candidate: as is, wide, unsplit.
 template <class T, template <class, bool> class Tile>
-bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch) const {
-  const int forced = tune_.get("gemm.tiles");
-  if (forced >= 0) return forced == 1;
-  // Useful share of the block-slots the grid occupies: partial edge tiles and a partly filled
-  // last wave both count as idle.
-  auto efficiency = [&](std::int64_t bm, std::int64_t bn, int per_sm) {
-    const std::int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn) * batch;
-    const std::int64_t slots = static_cast<std::int64_t>(per_sm) * (sm_count() > 0 ? sm_count() : 1);
-    const std::int64_t waves = (tiles + slots - 1) / slots;
-    return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch) /
-           static_cast<double>(waves * slots * bm * bn);
+GemmGrid CudaBackend::gemm_grid(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, MathMode math,
+                                bool may_transpose) const {
+  const int forced_tiles = tune_.get("gemm.tiles"), forced_splits = tune_.get("gemm.splits");
+  const int forced_trans = may_transpose ? tune_.get("gemm.c_trans") : 0;
+  const std::int64_t sms = sm_count() > 0 ? sm_count() : 1;
+  const double sum_bytes = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch) *
+                           static_cast<double>(sizeof(T)) * gemm_split_balance(math);
+  GemmGrid best;
+  double best_time = 0;
+  auto consider = [&](bool trans, bool narrow, std::int64_t bm, std::int64_t bn, int per_sm, double alone,
+                      double margin) {
+    const std::int64_t rows = trans ? n : m, cols = trans ? m : n;
+    const std::int64_t tiles = ((rows + bm - 1) / bm) * ((cols + bn - 1) / bn) * batch;
+    const int first = forced_splits >= 1 ? forced_splits : 1, last = forced_splits >= 1 ? forced_splits : kGemmMaxSplits;
+    for (int want = first; want <= last; ++want) {
+      std::int64_t chunk = k, parts = 1;
+      if (want > 1 && k > 0) {
+        chunk = ((k + want - 1) / want + kGemmSplitAlign - 1) / kGemmSplitAlign * kGemmSplitAlign;
+        if (forced_splits < 1 && chunk < kGemmSplitMinK) break;
+        parts = (k + chunk - 1) / chunk;
+        if (parts < 2) {  // k fits one chunk
+          parts = 1;
+          chunk = k;
+        } else if (forced_splits < 1 && parts != want) {
+          continue;  // the same split as a smaller want
+        }
+      }
+      // In FLOPs at the whole device's rate, so that the sums' bytes can be priced alike.
+      const std::int64_t busiest = (tiles * parts + sms - 1) / sms, full = busiest / per_sm * per_sm;
+      const double rounds = static_cast<double>(full) + (busiest > full ? std::max<double>(busiest - full, alone) : 0.0);
+      double time = rounds * static_cast<double>(sms) * static_cast<double>(bm * bn) *
+                    static_cast<double>(std::max<std::int64_t>(chunk, 1)) * 2.0 * margin;
+      if (parts > 1) time = time * kGemmSplitMargin + 2.0 * static_cast<double>(parts) * sum_bytes;
+      if (best_time == 0 || time < best_time) {
+        best_time = time;
+        best.c_trans = trans;
+        best.narrow = narrow;
+        best.splits = static_cast<int>(parts);
+        best.k_chunk = parts > 1 ? chunk : 0;
+      }
+    }
   };
   using W = Tile<T, false>;
   using N = Tile<T, true>;
-  return efficiency(N::BM, N::BN, N::BLOCKS_PER_SM) > N::NARROW_MARGIN * efficiency(W::BM, W::BN, W::BLOCKS_PER_SM);
+  for (int trans = 0; trans < 2; ++trans) {
+    if ((trans == 1 && forced_trans == 0) || (trans == 0 && forced_trans == 1)) continue;
+    if (forced_tiles != 1) consider(trans == 1, false, W::BM, W::BN, W::BLOCKS_PER_SM, W::ALONE, 1.0);
+    if (forced_tiles != 0) consider(trans == 1, true, N::BM, N::BN, N::BLOCKS_PER_SM, N::ALONE, N::NARROW_MARGIN);
+  }
+  return best;
+}
+
+template <class T, template <class, bool> class Tile>
+bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch) const {
+  return gemm_grid<T, Tile>(m, n, 1, batch, MathMode::exact, false).narrow;
 }
 
 // wgmma (gemm.tf32_kernel): built for sm_90a, so only on compute capability 9.0; where the
@@ -64,10 +118,20 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
 #endif
 }
 
-// One gemm (or batch of them) on the kernel the two choices above pick: gemm and the conv
-// layer's Winograd products.
+// The per-queue workspace of split-k's parts.
+struct CudaBackend::GemmState {
+  DeviceBuffer parts;
+  static GemmState& of(CudaQueue& q) {
+    if (!q.state.gemm) q.state.gemm = std::make_shared<GemmState>();
+    return *q.state.gemm;
+  }
+};
+
+// One gemm (or batch of them) on the kernel the choices above pick: gemm, trsm's updates and the
+// conv layer's Winograd products.
 template <class T>
-void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream) const {
+void CudaBackend::enqueue_gemm(QueueImpl& q, GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C) const {
+  const cudaStream_t stream = stream_of(q);
 #ifdef TESSERA_CUDA_SM90A  // gemm_wgmma.cu is built
   if constexpr (sizeof(T) == 4) {
     if (use_wgmma(s, A, B)) {
@@ -76,11 +140,43 @@ void CudaBackend::enqueue_gemm(GemmProblem& s, T alpha, const T* A, const T* B, 
     }
   }
 #endif
-  const bool swap = sizeof(T) == 8 && dmma_swaps(s.ta, s.tb);  // f64 tiles along C's columns first
-  s.narrow = s.math == MathMode::exact ? narrow_tiles<T, GemmTile>(swap ? s.n : s.m, swap ? s.m : s.n, s.batch)
-                                       : narrow_tiles<T, Tf32TileOf>(s.m, s.n, s.batch);
-  // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
-  TESSERA_CUDA_CHECK(launch_gemm<T>(s, alpha, A, B, beta, C, stream));
+  // f64 tiles run along C's columns first (dmma_swaps); f32 may compute C^T.
+  const bool swap = sizeof(T) == 8 && dmma_swaps(s.ta, s.tb);
+  const GemmGrid g = s.math == MathMode::exact
+                         ? gemm_grid<T, GemmTile>(swap ? s.n : s.m, swap ? s.m : s.n, s.k, s.batch, s.math,
+                                                  sizeof(T) == 4)
+                         : gemm_grid<T, Tf32TileOf>(s.m, s.n, s.k, s.batch, s.math, true);
+  GemmProblem run = s;  // as the kernel sees it
+  run.narrow = s.narrow = g.narrow;
+  if (g.c_trans) {  // C^T = op(B)^T op(A)^T
+    run.m = s.n;
+    run.n = s.m;
+    run.ta = !s.tb;
+    run.tb = !s.ta;
+    run.lda = s.ldb;
+    run.ldb = s.lda;
+    run.stride_a = s.stride_b;
+    run.stride_b = s.stride_a;
+    run.c_trans = true;
+    std::swap(A, B);
+  }
+  if (g.splits == 1) {
+    // launch_gemm picks 16-byte copies only where the offset pointers and leading dimensions allow.
+    TESSERA_CUDA_CHECK(launch_gemm<T>(run, alpha, A, B, beta, C, stream));
+    return;
+  }
+  // The parts into the workspace, each laid out as C (m x n, leading dimension n), then their sum.
+  run.splits = g.splits;
+  run.k_chunk = g.k_chunk;
+  run.split_a = run.ta ? g.k_chunk * run.lda : g.k_chunk;  // k_chunk rows of A^T, or columns of A
+  run.split_b = run.tb ? g.k_chunk : g.k_chunk * run.ldb;
+  run.batch = s.batch * g.splits;
+  run.ldc = s.n;
+  run.stride_c = s.m * s.n;
+  const std::size_t bytes = static_cast<std::size_t>(s.batch * g.splits * s.m * s.n) * sizeof(T);
+  T* W = static_cast<T*>(GemmState::of(queue_of(q)).parts.ensure(bytes));
+  TESSERA_CUDA_CHECK(launch_gemm<T>(run, T(1), A, B, T(0), W, stream));
+  TESSERA_CUDA_CHECK(launch_gemm_split_sum<T>(s.m, s.n, s.batch, g.splits, W, alpha, beta, C, s.ldc, s.stride_c, stream));
 }
 
 }  // namespace tessera::cuda

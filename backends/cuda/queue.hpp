@@ -62,6 +62,7 @@ class CudaQueue final : public QueueImpl {
     std::shared_ptr<CudaBackend::SptrsvState> sptrsv;
     std::shared_ptr<CudaBackend::StencilState> stencil;
     std::shared_ptr<CudaBackend::ConvState> conv;
+    std::shared_ptr<CudaBackend::GemmState> gemm;
   } state;
 
  private:

@@ -87,7 +87,7 @@ void CudaBackend::trsm(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, double a
     g.lda = NB;
     g.ldb = ldb;
     g.ldc = nrhs;
-    enqueue_gemm<T>(g, T(1), W + blk * NB * NB, Bb, T(0), panel, stream);
+    enqueue_gemm<T>(q, g, T(1), W + blk * NB * NB, Bb, T(0), panel);
     TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(Bb, ldb * sizeof(T), panel, nrhs * sizeof(T), nrhs * sizeof(T), rb,
                                          cudaMemcpyDeviceToDevice, stream));
     // B_rest -= op(A)_{rest, b} X_b
@@ -104,7 +104,7 @@ void CudaBackend::trsm(QueueImpl& q, Uplo uplo, Trans trans, Diag diag, double a
     u.ldb = ldb;
     u.ldc = ldb;
     const T* Apanel = s.trans ? a + r0 * s.lda + R0 : a + R0 * s.lda + r0;
-    enqueue_gemm<T>(u, T(-1), Apanel, Bb, T(1), b + R0 * ldb, stream);
+    enqueue_gemm<T>(q, u, T(-1), Apanel, Bb, T(1), b + R0 * ldb);
   }
 }
 

@@ -14,6 +14,9 @@ namespace {
 template <bool NARROW>
 using F32Cfg = SimtCfg<GemmTile<float, NARROW>::BM, GemmTile<float, NARROW>::BN,
                        GemmTile<float, NARROW>::BK, GemmTile<float, NARROW>::STAGES>;
+static_assert(F32Cfg<false>::MIN_BLOCKS == GemmTile<float, false>::BLOCKS_PER_SM &&
+                  F32Cfg<true>::MIN_BLOCKS == GemmTile<float, true>::BLOCKS_PER_SM,
+              "the wave model's blocks per SM are the kernels'");
 // 2 x 2 warps of TM x TN outputs: 128 x 64 blocks, 64 x 64 narrow.
 template <bool NARROW>
 using F64Cfg = DmmaCfg<GemmTile<double, NARROW>::BM, GemmTile<double, NARROW>::BN, GemmTile<double, NARROW>::BK,

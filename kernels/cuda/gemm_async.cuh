@@ -12,9 +12,10 @@
 // Out-of-range elements are zero-filled by the copy itself (src-size 0 or a short vector), so
 // edge tiles need no other care and nothing outside the matrices is read.
 //
-// f32 (exact FFMA): 256 threads, 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4),
-// read from shared memory as float4: 4 LDS.128 per 64 FMAs (0.81x / 0.83x cuBLAS pedantic FP32 at
-// n = 4096 / 8192 on an H200; BK 8, 16 or 32 and 3 or 4 stages all within 1%).
+// f32 (exact FFMA): 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4), and
+// likewise along n, read from shared memory as float4: 4 LDS.128 per 64 FMAs; 256 threads on
+// 128 x 128 tiles, 128 on the narrow 128 x 64 (0.81x / 0.83x cuBLAS pedantic FP32 at n = 4096 /
+// 8192 on an H200; BK 8, 16 or 32 and 3 or 4 stages all within 1%).
 // f32 under MathMode::tf32 / tf32x3: the TF32 tensor cores on the same pipeline (gemm_tf32.cuh).
 // f64 runs on the FP64 tensor cores with its own loaders and layouts (gemm_dmma.cuh).
 #pragma once
@@ -169,16 +170,18 @@ __device__ __forceinline__ void async_pipeline(const AL& al, const BL& bl, int t
 }
 
 // ------------------------------------------------------------------ f32: FFMA, 8x8 per thread
+// 8 x 8 outputs a thread whatever the tile (128 x 128: 256 threads; 128 x 64: 128), at most 128
+// registers a thread: MIN_BLOCKS blocks an SM.
 template <int BM_, int BN_, int BK_, int STAGES_>
 struct SimtCfg {
   using T = float;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
-  static constexpr int TM = 8, TN = BN / 16;
-  static constexpr int THREADS = 256;
+  static constexpr int TM = 8, TN = 8;
+  static constexpr int THREADS = (BM / TM) * (BN / TN);
+  static constexpr int MIN_BLOCKS = 65536 / (THREADS * 128);
   using ATile = OperandTile<T, BM, BK, THREADS>;
   using BTile = OperandTile<T, BN, BK, THREADS>;
   static constexpr int SMEM_BYTES = STAGES * (ATile::ELEMS + BTile::ELEMS) * static_cast<int>(sizeof(T));
-  static_assert((BM / TM) * (BN / TN) == THREADS, "256 threads");
 };
 
 template <class Cfg>
@@ -216,9 +219,18 @@ __device__ __forceinline__ void store_c(T* C, std::int64_t ldc, std::int64_t row
   T* c = C + row * ldc + col;
   *c = beta == T(0) ? alpha * v : fma(beta, *c, alpha * v);  // beta == 0: C is not read
 }
+// Element (row, col) of the kernel's product, into C or, under GemmProblem::c_trans, into C^T.
+template <class T>
+__device__ __forceinline__ void store_out(const GemmProblem& s, T* C, std::int64_t row, std::int64_t col, T alpha,
+                                          T beta, T v) {
+  if (s.c_trans)
+    store_c(C, s.ldc, col, row, alpha, beta, v);
+  else
+    store_c(C, s.ldc, row, col, alpha, beta, v);
+}
 
 template <class Cfg, bool TA, bool TB, int VEC>
-__global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmProblem s, float alpha, const float* __restrict__ A,
+__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_simt_kernel(GemmProblem s, float alpha, const float* __restrict__ A,
                                                             const float* __restrict__ B, float beta,
                                                             float* __restrict__ C) {
   extern __shared__ __align__(16) unsigned char gemm_smem[];
@@ -247,7 +259,7 @@ __global__ __launch_bounds__(256, 2) void gemm_simt_kernel(GemmProblem s, float 
 #pragma unroll
     for (int j = 0; j < Cfg::TN; ++j) {
       const std::int64_t col = col0 + tile_col<Cfg>(tx, j);
-      if (col < s.n) store_c(C, s.ldc, row, col, alpha, beta, acc[i][j]);
+      if (col < s.n) store_out(s, C, row, col, alpha, beta, acc[i][j]);
     }
   }
 }

@@ -162,13 +162,22 @@ __device__ __forceinline__ void block_tile(int& tile_m, int& tile_n) {
   tile_n = in_group / group_m;
 }
 
-// The product of a batched call this block computes (GemmProblem::batch: grid.z).
+// The product of a batched call this block computes (GemmProblem::batch: grid.z), and under
+// split-k its part of the sum over k: s.k becomes that part's length.
 template <class S, class PA, class PB, class PC>
-__device__ __forceinline__ void batch_offsets(const S& s, PA& A, PB& B, PC& C) {
+__device__ __forceinline__ void batch_offsets(S& s, PA& A, PB& B, PC& C) {
   const std::int64_t z = blockIdx.z;
-  A += z * s.stride_a;
-  B += z * s.stride_b;
-  C += z * s.stride_c;
+  C += z * s.stride_c;  // split-k: each part has its own C (the workspace)
+  if (s.splits == 1) {
+    A += z * s.stride_a;
+    B += z * s.stride_b;
+    return;
+  }
+  const std::int64_t b = z / s.splits, p = z % s.splits;
+  A += b * s.stride_a + p * s.split_a;
+  B += b * s.stride_b + p * s.split_b;
+  const std::int64_t left = s.k - p * s.k_chunk;
+  s.k = left < s.k_chunk ? left : s.k_chunk;
 }
 
 // Fragments of N consecutive shared-memory elements, loaded as one vector (16 or 8 bytes) and

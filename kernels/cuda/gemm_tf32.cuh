@@ -150,7 +150,7 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_tmma_kerne
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const std::int64_t col = c0 + 8 * j + e;
-          if (col < s.n) store_c(C, s.ldc, row, col, alpha, beta, acc[i][j][2 * h + e]);
+          if (col < s.n) store_out(s, C, row, col, alpha, beta, acc[i][j][2 * h + e]);
         }
     }
 }

@@ -223,9 +223,12 @@ struct ConvGemmTile {
   static constexpr int TN = (sizeof(T) == 4 ? 8 : 4) / (NARROW ? 2 : 1);
   static constexpr int BLOCKS_PER_SM = 2;  // the kernels' __launch_bounds__ (<= 128 registers)
   static constexpr double NARROW_MARGIN = 1.15;  // narrow tiles must fill the waves this much better
+  // Time of a block alone on its SM, in blocks' times at full occupancy (gemm_tiles.hpp's model):
+  // BLOCKS_PER_SM counts a lone block as a full SM's round (not measured for these kernels).
+  static constexpr double ALONE = BLOCKS_PER_SM;
 };
 // GemmTile: the gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32
-// on FFMA (8 x 8 per thread, 4 x 8 narrow), f64 on the FP64 tensor cores (gemm_dmma.cuh: BM x BN
+// on FFMA (8 x 8 per thread: 256 threads, 128 narrow), f64 on the FP64 tensor cores (gemm_dmma.cuh: BM x BN
 // along the mma's M and N sides, which are C's columns and rows for C = A B; at most 255
 // registers a thread, two blocks an SM).
 template <class T, bool NARROW = false>
@@ -236,12 +239,19 @@ struct GemmTile {
   static constexpr int BK = 16;
   static constexpr int STAGES = 3;
   static constexpr int TM = F32 ? 8 : BM / 2;  // outputs per thread (f32) / per warp (f64): 2 x 2 warps
-  static constexpr int TN = F32 ? BN / 16 : 32;
-  static constexpr int BLOCKS_PER_SM = 2;  // f64 narrow: 4 (128 registers) spilled
-  // The wave model counts a partial last wave as a full one, though its blocks run with the SM
-  // to themselves: narrow f32 tiles (0.83x the wide ones' rate) lost to wide at a modelled 1.33x
-  // better fill (conv layer, N128 C384 13x13 K256: 1.39 vs 1.29 ms, H100, 2026-11-22).
-  static constexpr double NARROW_MARGIN = F32 ? 1.4 : 1.15;
+  static constexpr int TN = F32 ? 8 : 32;
+  // f32: 256 threads (narrow 128) of <= 128 registers; f64 narrow: 4 (128 registers) spilled.
+  static constexpr int BLOCKS_PER_SM = F32 && NARROW ? 4 : 2;
+  // Narrow tiles' rate against the wide ones' (H200, session 22, n = 4096, gemm.tiles forced):
+  // f32 3.52 against 3.28 ms since the narrow tiles keep 8 x 8 a thread (with 4 x 8 a thread they
+  // took 3.94, 0.83x, and the margin was 1.4); f64: 64 x 16384 x 16384 narrow 0.91 ms against
+  // wide tiles on half the k each 0.79.
+  static constexpr double NARROW_MARGIN = F32 ? 1.1 : 1.15;
+  // Time of a block alone on its SM, in blocks' times at two an SM (gemm_tiles.hpp's model), on an
+  // H200 (bench/RESULTS.md, session 22): f32 1.099 ms with one block an SM against 1.043 with two
+  // on half the k each (16384 x 64 x 16384, narrow tiles); f64 0.94 against 0.79 (64 x 16384 x
+  // 16384, wide): four DMMA warps alone hide little latency.
+  static constexpr double ALONE = F32 ? 1.05 : 1.19;
 };
 // f64 gemm puts the x-contiguous operand on the mma's M side (gemm_dmma.cuh): for C = A B that is
 // op(B), and the blocks' BM then runs along C's columns.
@@ -260,7 +270,26 @@ struct Tf32GemmTile {
   static constexpr int WN = 32;
   static constexpr int BLOCKS_PER_SM = 2;  // 2 x 102 KB of shared memory (wide) fit an SM's 228 KB
   static constexpr double NARROW_MARGIN = 1.15;  // not measured yet: the f64 DMMA tiles' margin
+  // A block alone on its SM, in blocks' times at two an SM (H200, session 22; one block an SM
+  // against two on half the k each): 128 x 64 tiles, 16384 x 64 x 16384: tf32 0.93, tf32x3 1.09;
+  // 128 x 128 tiles, 1024 x 1024 x 32768: tf32 1.13, tf32x3 1.38. One value for all: the
+  // model then splits the 16384 x 64 tf32 product too (7 % slower there).
+  static constexpr double ALONE = 1.3;
 };
+// Split-k (GemmProblem::splits): the parts' sums go through memory once more (written, then read
+// by launch_gemm_split_sum), which the split must repay in fuller waves. The model prices those
+// bytes at the unit's balance: its peak FLOP/s over the DRAM bandwidth (H100 / H200: FP32 FMA
+// and FP64 tensor cores 67 TFLOP/s, TF32 495 (a third of it for tf32x3's products), 3.35-4.8
+// TB/s), and asks the split to win by kGemmSplitMargin besides. k_chunk is a multiple of
+// kGemmSplitAlign (a multiple of every kernel's BK and of a 16-byte vector, so the parts' bases
+// keep the operands' alignment) and at least kGemmSplitMinK.
+constexpr double gemm_split_balance(MathMode math) {
+  return math == MathMode::tf32 ? 150.0 : (math == MathMode::tf32x3 ? 50.0 : 20.0);
+}
+constexpr double kGemmSplitMargin = 1.03;
+constexpr int kGemmSplitAlign = 32;
+constexpr int kGemmSplitMinK = 128;
+constexpr int kGemmMaxSplits = 16;
 struct GemmProblem {
   std::int64_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
@@ -270,7 +299,21 @@ struct GemmProblem {
   // batch independent products (grid.z), the i-th at A + i stride_a, B + i stride_b, C + i
   // stride_c (the Winograd convolution's a^2 channel sums, conv_winograd.cu).
   std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+  // Split-k (gemm_tiles.hpp decides, launch_gemm_split_sum finishes): grid.z = batch x splits;
+  // product z's part p = z % splits sums k in [p k_chunk, min(k, (p + 1) k_chunk)) from A +
+  // p split_a, B + p split_b (k_chunk elements along k) into its own C (stride_c apart).
+  int splits = 1;
+  std::int64_t k_chunk = 0, split_a = 0, split_b = 0;
+  // The f32 kernels' transposed store (FFMA and TF32 mma.sync; gemm_tiles.hpp decides): the
+  // kernel's product is C^T = op(B)^T op(A)^T, its element (i, j) written at C[j ldc + i].
+  bool c_trans = false;
 };
+// Finishes a split-k gemm: C(i, j) = alpha sum_p W_p(i, j) + beta C(i, j) (beta == 0: C is not
+// read) for every product of the batch, the parts summed in order p = 0, 1, ... (the same result
+// every run). W: product b's part p at W + (b splits + p) m n, each m x n with leading dimension n.
+template <class T>
+cudaError_t launch_gemm_split_sum(std::int64_t m, std::int64_t n, std::int64_t batch, int splits, const T* W, T alpha,
+                                  T beta, T* C, std::int64_t ldc, std::int64_t stride_c, cudaStream_t stream);
 template <class T>
 cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T beta, T* C, cudaStream_t stream);
 // f32 under tf32 / tf32x3 on Hopper's wgmma (kernels/cuda/gemm_wgmma.cu; built only where the
