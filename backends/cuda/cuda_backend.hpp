@@ -18,6 +18,7 @@
 #include <string>
 #include <utility>
 
+#include "plan/gemm_grid.hpp"
 #include "tessera/backend.hpp"
 #include "tessera/errors.hpp"
 #include "tessera/typed_backend.hpp"
@@ -84,13 +85,6 @@ class DeviceBuffer {
 class CudaQueue;
 struct GemmProblem;     // kernels/cuda/launch.hpp
 struct ConvLayerShape;  // kernels/cuda/launch.hpp
-// A gemm's grid as gemm_tiles.hpp chooses it (GemmProblem's narrow, c_trans, splits, k_chunk).
-struct GemmGrid {
-  bool narrow = false;
-  bool c_trans = false;
-  int splits = 1;
-  std::int64_t k_chunk = 0;
-};
 
 // Element 0 of a view as a device pointer: the one place a view's offset is added.
 template <class T>
@@ -156,8 +150,8 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // The grid of a gemm on Tile<T, narrow> (gemm_tiles.hpp): the tiles, split-k and (f32,
   // may_transpose) C^T's product; narrow_tiles: the tiles alone, for an m x n result.
   template <class T, template <class, bool> class Tile>
-  GemmGrid gemm_grid(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, MathMode math,
-                     bool may_transpose) const;
+  plan::GemmGridChoice gemm_grid(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, MathMode math,
+                                 bool may_transpose) const;
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch = 1) const;
   // Hopper's kernels (wgmma gemm, the bulk-copy stencil sweep): built (for sm_90a:

@@ -1,7 +1,7 @@
-// The gemm grid's choices, each made here once: wide or narrow tiles (Tile<T, false> / Tile<T,
-// true>, kernels/cuda/launch.hpp) for gemm, trsm's updates and the convolution layer; split-k
-// and the transposed product for gemm; and for f32 gemm under the TF32 modes, Hopper's wgmma
-// kernel or the mma.sync tiles.
+// The gemm grid's choices, asked here once: wide or narrow tiles (Tile<T, false> / Tile<T, true>,
+// kernels/cuda/launch.hpp) for gemm, trsm's updates and the convolution layer; split-k and the
+// transposed product for gemm (the model: plan/gemm_grid.hpp); and for f32 gemm under the TF32
+// modes, Hopper's wgmma kernel or the mma.sync tiles.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "plan/gemm_grid.hpp"
 #include "queue.hpp"
 
 namespace tessera::cuda {
@@ -18,71 +19,31 @@ namespace tessera::cuda {
 template <class T, bool NARROW>
 using Tf32TileOf = Tf32GemmTile<NARROW>;
 
-// The grid of one gemm (or batch of them), chosen by a wave model. Each candidate's time is that
-// of its busiest SM, in tile area x k per block: blocks_for(blocks, SMs) blocks, run
-// Tile::BLOCKS_PER_SM at a time at the SM's full rate, a last, short round taking at least
-// Tile::ALONE blocks' time (a lone block leaves the SM partly idle). Partial edge tiles and idle
-// SMs both cost. Candidates:
-// - wide or narrow tiles (Tile<T, false> / <T, true>). Narrow tiles reuse each fragment half as
-//   often: their time counts Tile::NARROW_MARGIN more. gemm.tiles forces one (0 wide, 1 narrow).
-// - split-k (GemmProblem::splits) where k is long and the tiles few: the parts fill more of the
-//   SMs, at the price of their sums' round trip through memory (gemm_split_balance) and
-//   kGemmSplitMargin. gemm.splits: -1 the model, 1 never, N >= 2 N parts.
-// - f32 only (may_transpose): the product of C^T (GemmProblem::c_trans), whose rows are C's
-//   columns: a short, wide C (m = 64, n = 16384) fills 128-row tiles no better than half.
-//   gemm.c_trans: -1 the model, 0 never, 1 always.
-// Ties go to the earlier candidate: as is, wide, unsplit.
+// The grid of one gemm (or batch of them) on Tile<T, narrow>: plan/gemm_grid.hpp's model, told
+// this device's SM count, the tiles' measured constants and the tuning overrides (gemm.tiles,
+// gemm.splits; gemm.c_trans where may_transpose: CUDA's f32 kernels store C^T).
 template <class T, template <class, bool> class Tile>
-GemmGrid CudaBackend::gemm_grid(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, MathMode math,
-                                bool may_transpose) const {
-  const int forced_tiles = tune_.get("gemm.tiles"), forced_splits = tune_.get("gemm.splits");
-  const int forced_trans = may_transpose ? tune_.get("gemm.c_trans") : 0;
-  const std::int64_t sms = sm_count() > 0 ? sm_count() : 1;
-  const double sum_bytes = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch) *
-                           static_cast<double>(sizeof(T)) * gemm_split_balance(math);
-  GemmGrid best;
-  double best_time = 0;
-  auto consider = [&](bool trans, bool narrow, std::int64_t bm, std::int64_t bn, int per_sm, double alone,
-                      double margin) {
-    const std::int64_t rows = trans ? n : m, cols = trans ? m : n;
-    const std::int64_t tiles = ((rows + bm - 1) / bm) * ((cols + bn - 1) / bn) * batch;
-    const int first = forced_splits >= 1 ? forced_splits : 1, last = forced_splits >= 1 ? forced_splits : kGemmMaxSplits;
-    for (int want = first; want <= last; ++want) {
-      std::int64_t chunk = k, parts = 1;
-      if (want > 1 && k > 0) {
-        chunk = ((k + want - 1) / want + kGemmSplitAlign - 1) / kGemmSplitAlign * kGemmSplitAlign;
-        if (forced_splits < 1 && chunk < kGemmSplitMinK) break;
-        parts = (k + chunk - 1) / chunk;
-        if (parts < 2) {  // k fits one chunk
-          parts = 1;
-          chunk = k;
-        } else if (forced_splits < 1 && parts != want) {
-          continue;  // the same split as a smaller want
-        }
-      }
-      // In FLOPs at the whole device's rate, so that the sums' bytes can be priced alike.
-      const std::int64_t busiest = (tiles * parts + sms - 1) / sms, full = busiest / per_sm * per_sm;
-      const double rounds = static_cast<double>(full) + (busiest > full ? std::max<double>(busiest - full, alone) : 0.0);
-      double time = rounds * static_cast<double>(sms) * static_cast<double>(bm * bn) *
-                    static_cast<double>(std::max<std::int64_t>(chunk, 1)) * 2.0 * margin;
-      if (parts > 1) time = time * kGemmSplitMargin + 2.0 * static_cast<double>(parts) * sum_bytes;
-      if (best_time == 0 || time < best_time) {
-        best_time = time;
-        best.c_trans = trans;
-        best.narrow = narrow;
-        best.splits = static_cast<int>(parts);
-        best.k_chunk = parts > 1 ? chunk : 0;
-      }
-    }
-  };
+plan::GemmGridChoice CudaBackend::gemm_grid(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                                            MathMode math, bool may_transpose) const {
   using W = Tile<T, false>;
   using N = Tile<T, true>;
-  for (int trans = 0; trans < 2; ++trans) {
-    if ((trans == 1 && forced_trans == 0) || (trans == 0 && forced_trans == 1)) continue;
-    if (forced_tiles != 1) consider(trans == 1, false, W::BM, W::BN, W::BLOCKS_PER_SM, W::ALONE, 1.0);
-    if (forced_tiles != 0) consider(trans == 1, true, N::BM, N::BN, N::BLOCKS_PER_SM, N::ALONE, N::NARROW_MARGIN);
-  }
-  return best;
+  static_assert(plan::kSplitAlign % W::BK == 0 && plan::kSplitAlign % N::BK == 0 && plan::kSplitAlign % 4 == 0,
+                "split-k's parts start on k-tile and 16-byte boundaries");
+  plan::GemmGridQuery q;
+  q.m = m;
+  q.n = n;
+  q.k = k;
+  q.batch = batch;
+  q.sms = sm_count();
+  q.wide = {W::BM, W::BN, W::BLOCKS_PER_SM, W::ALONE, 1.0};
+  q.narrow = {N::BM, N::BN, N::BLOCKS_PER_SM, N::ALONE, N::NARROW_MARGIN};
+  q.elem_bytes = sizeof(T);
+  q.balance = gemm_split_balance(math);
+  q.may_transpose = may_transpose;
+  q.forced_tiles = tune_.get("gemm.tiles");
+  q.forced_splits = tune_.get("gemm.splits");
+  q.forced_trans = tune_.get("gemm.c_trans");
+  return plan::choose_gemm_grid(q);
 }
 
 template <class T, template <class, bool> class Tile>
@@ -142,7 +103,7 @@ void CudaBackend::enqueue_gemm(QueueImpl& q, GemmProblem& s, T alpha, const T* A
 #endif
   // f64 tiles run along C's columns first (dmma_swaps); f32 may compute C^T.
   const bool swap = sizeof(T) == 8 && dmma_swaps(s.ta, s.tb);
-  const GemmGrid g = s.math == MathMode::exact
+  const plan::GemmGridChoice g = s.math == MathMode::exact
                          ? gemm_grid<T, GemmTile>(swap ? s.n : s.m, swap ? s.m : s.n, s.k, s.batch, s.math,
                                                   sizeof(T) == 4)
                          : gemm_grid<T, Tf32TileOf>(s.m, s.n, s.k, s.batch, s.math, true);

@@ -223,7 +223,7 @@ struct ConvGemmTile {
   static constexpr int TN = (sizeof(T) == 4 ? 8 : 4) / (NARROW ? 2 : 1);
   static constexpr int BLOCKS_PER_SM = 2;  // the kernels' __launch_bounds__ (<= 128 registers)
   static constexpr double NARROW_MARGIN = 1.15;  // narrow tiles must fill the waves this much better
-  // Time of a block alone on its SM, in blocks' times at full occupancy (gemm_tiles.hpp's model):
+  // Time of a block alone on its SM, in blocks' times at full occupancy (plan/gemm_grid.hpp):
   // BLOCKS_PER_SM counts a lone block as a full SM's round (not measured for these kernels).
   static constexpr double ALONE = BLOCKS_PER_SM;
 };
@@ -247,7 +247,7 @@ struct GemmTile {
   // took 3.94, 0.83x, and the margin was 1.4); f64: 64 x 16384 x 16384 narrow 0.91 ms against
   // wide tiles on half the k each 0.79.
   static constexpr double NARROW_MARGIN = F32 ? 1.1 : 1.15;
-  // Time of a block alone on its SM, in blocks' times at two an SM (gemm_tiles.hpp's model), on an
+  // Time of a block alone on its SM, in blocks' times at two an SM (plan/gemm_grid.hpp), on an
   // H200 (bench/RESULTS.md, session 22): f32 1.099 ms with one block an SM against 1.043 with two
   // on half the k each (16384 x 64 x 16384, narrow tiles); f64 0.94 against 0.79 (64 x 16384 x
   // 16384, wide): four DMMA warps alone hide little latency.
@@ -276,20 +276,13 @@ struct Tf32GemmTile {
   // model then splits the 16384 x 64 tf32 product too (7 % slower there).
   static constexpr double ALONE = 1.3;
 };
-// Split-k (GemmProblem::splits): the parts' sums go through memory once more (written, then read
-// by launch_gemm_split_sum), which the split must repay in fuller waves. The model prices those
-// bytes at the unit's balance: its peak FLOP/s over the DRAM bandwidth (H100 / H200: FP32 FMA
-// and FP64 tensor cores 67 TFLOP/s, TF32 495 (a third of it for tf32x3's products), 3.35-4.8
-// TB/s), and asks the split to win by kGemmSplitMargin besides. k_chunk is a multiple of
-// kGemmSplitAlign (a multiple of every kernel's BK and of a 16-byte vector, so the parts' bases
-// keep the operands' alignment) and at least kGemmSplitMinK.
+// Split-k's price in the grid model (plan/gemm_grid.hpp): the parts' sums go through memory
+// once more (written, then read by launch_gemm_split_sum), priced at the unit's balance, its peak
+// FLOP/s over the DRAM bandwidth (H100 / H200: FP32 FMA and FP64 tensor cores 67 TFLOP/s, TF32
+// 495, a third of it for tf32x3's products; 3.35-4.8 TB/s).
 constexpr double gemm_split_balance(MathMode math) {
   return math == MathMode::tf32 ? 150.0 : (math == MathMode::tf32x3 ? 50.0 : 20.0);
 }
-constexpr double kGemmSplitMargin = 1.03;
-constexpr int kGemmSplitAlign = 32;
-constexpr int kGemmSplitMinK = 128;
-constexpr int kGemmMaxSplits = 16;
 struct GemmProblem {
   std::int64_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
@@ -299,12 +292,12 @@ struct GemmProblem {
   // batch independent products (grid.z), the i-th at A + i stride_a, B + i stride_b, C + i
   // stride_c (the Winograd convolution's a^2 channel sums, conv_winograd.cu).
   std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
-  // Split-k (gemm_tiles.hpp decides, launch_gemm_split_sum finishes): grid.z = batch x splits;
+  // Split-k (plan/gemm_grid.hpp decides, launch_gemm_split_sum finishes): grid.z = batch x splits;
   // product z's part p = z % splits sums k in [p k_chunk, min(k, (p + 1) k_chunk)) from A +
   // p split_a, B + p split_b (k_chunk elements along k) into its own C (stride_c apart).
   int splits = 1;
   std::int64_t k_chunk = 0, split_a = 0, split_b = 0;
-  // The f32 kernels' transposed store (FFMA and TF32 mma.sync; gemm_tiles.hpp decides): the
+  // The f32 kernels' transposed store (FFMA and TF32 mma.sync; plan/gemm_grid.hpp decides): the
   // kernel's product is C^T = op(B)^T op(A)^T, its element (i, j) written at C[j ldc + i].
   bool c_trans = false;
 };
