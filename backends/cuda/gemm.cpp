@@ -1,7 +1,7 @@
 // gemm: one kernel per (op(A), op(B)) and tile shape (GemmTile<T, narrow>); exact FMAs, or for
 // f32 under MathMode::tf32 / tf32x3 the TF32 tensor cores (Tf32GemmTile; on compute capability
 // 9.0 Hopper's wgmma kernel where it applies, gemm_tiles.hpp's use_wgmma). The grid (narrow tiles,
-// split-k over long k, f32's transposed product) is picked by gemm_tiles.hpp's wave model.
+// split-k over long k, f32's transposed product) is picked by plan/gemm_grid.hpp's wave model.
 // k == 0 is C = beta C (lib/ runs BLAS's alpha == 0 as such a call).
 #include <climits>
 #include <string>

@@ -137,7 +137,8 @@ void CudaBackend::enqueue_gemm(QueueImpl& q, GemmProblem& s, T alpha, const T* A
   const std::size_t bytes = static_cast<std::size_t>(s.batch * g.splits * s.m * s.n) * sizeof(T);
   T* W = static_cast<T*>(GemmState::of(queue_of(q)).parts.ensure(bytes));
   TESSERA_CUDA_CHECK(launch_gemm<T>(run, T(1), A, B, T(0), W, stream));
-  TESSERA_CUDA_CHECK(launch_gemm_split_sum<T>(s.m, s.n, s.batch, g.splits, W, alpha, beta, C, s.ldc, s.stride_c, stream));
+  TESSERA_CUDA_CHECK(
+      launch_gemm_split_sum<T>(s.m, s.n, s.batch, g.splits, W, alpha, beta, C, s.ldc, s.stride_c, stream));
 }
 
 }  // namespace tessera::cuda

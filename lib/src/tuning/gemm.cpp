@@ -31,13 +31,13 @@ const std::vector<ParamSpec>& gemm_params() {
       // PTX; elsewhere 2 falls back to gemm.cl.
       {"gemm.kernels", "1: gemm.cl; 2: gemm_ptx.cl (inline PTX) where the platform is NVIDIA's", 1, 2, Shape::any,
        {{"opencl/nvidia", 2}, {"opencl/*", 1}}},
-      {"gemm.tiles", "CUDA: -1 wide or narrow tiles by wave efficiency; 0 wide; 1 narrow", -1, 1, Shape::any,
-       {{"cuda/*", -1}}},
-      // Split-k and C^T's product (backends/cuda/gemm_tiles.hpp's wave model): long k on few
+      {"gemm.tiles", "CUDA: -1 wide or narrow tiles by the wave model (plan/gemm_grid.hpp); 0 wide; 1 narrow", -1, 1,
+       Shape::any, {{"cuda/*", -1}}},
+      // Split-k and C^T's product (plan/gemm_grid.hpp's wave model): long k on few
       // tiles (16384 x 64 x 16384) leaves most SMs idle unsplit; a short, wide C (64 x 16384)
       // fills 128-row tiles no better than half unless its transpose is computed.
-      {"gemm.splits", "CUDA: -1 (or 0) split-k where the wave model gains; 1 never; N >= 2 k in N parts (chunks of 32)", -1,
-       64, Shape::any, {{"cuda/*", -1}}},
+      {"gemm.splits", "CUDA: -1 (or 0) split-k where the wave model gains; 1 never; N >= 2 k in N parts (of 32 k)",
+       -1, 64, Shape::any, {{"cuda/*", -1}}},
       {"gemm.c_trans", "CUDA f32: -1 C^T = op(B)^T op(A)^T where the wave model gains; 0 never; 1 always", -1, 1,
        Shape::any, {{"cuda/*", -1}}},
       // wgmma's tiles (128 x 256 tf32, 128 x 128 tf32x3, one block per SM) beat mma.sync's once
