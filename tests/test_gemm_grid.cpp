@@ -21,7 +21,7 @@ GemmGridQuery h200_f32(std::int64_t m, std::int64_t n, std::int64_t k) {
   q.k = k;
   q.sms = 132;
   q.wide = {128, 128, 2, 1.05, 1.0};
-  q.narrow = {128, 64, 4, 1.05, 1.1};
+  q.narrow = {128, 64, 4, 1.19, 1.1};
   q.elem_bytes = 4;
   q.balance = 20.0;
   q.may_transpose = true;
@@ -50,17 +50,17 @@ TEST_CASE("gemm grid: large squares run on wide tiles, whole, as they are") {
 }
 
 TEST_CASE("gemm grid: few tiles over a long k are split; a short, wide C is transposed") {
-  // 16384 x 64: 128 narrow tiles, one a busy SM; two parts fill both blocks an SM.
+  // 16384 x 64: 128 narrow tiles, one a busy SM; four parts fill the four blocks an SM.
   GemmGridChoice g = choose_gemm_grid(h200_f32(16384, 64, 16384));
   CHECK(g.narrow);
   CHECK_FALSE(g.c_trans);
-  CHECK(g.splits == 2);
+  CHECK(g.splits == 4);
   check_parts(g, 16384);
   // 64 x 16384: the same product transposed (128-row tiles would be half empty).
   g = choose_gemm_grid(h200_f32(64, 16384, 16384));
   CHECK(g.c_trans);
   CHECK(g.narrow);
-  CHECK(g.splits == 2);
+  CHECK(g.splits == 4);
   // Without the transposed store, the rows stay half empty; never transposed then.
   GemmGridQuery q = h200_f32(64, 16384, 16384);
   q.may_transpose = false;

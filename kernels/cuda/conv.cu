@@ -271,10 +271,9 @@ __global__ __launch_bounds__(256, Cfg::S::BLOCKS_PER_SM) void conv_layer_kernel(
 }
 
 template <class Cfg>
-__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void conv_layer_async_kernel(ConvLayerShape s, const float* __restrict__ in,
-                                                                  const float* __restrict__ filter,
-                                                                  float* __restrict__ out,
-                                                                  const int2* __restrict__ table) {
+__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void conv_layer_async_kernel(
+    ConvLayerShape s, const float* __restrict__ in, const float* __restrict__ filter, float* __restrict__ out,
+    const int2* __restrict__ table) {
   extern __shared__ __align__(16) unsigned char conv_smem[];
   float* smem = reinterpret_cast<float*>(conv_smem);
   const std::int64_t CRS = s.C * s.R * s.S;

@@ -230,9 +230,9 @@ __device__ __forceinline__ void store_out(const GemmProblem& s, T* C, std::int64
 }
 
 template <class Cfg, bool TA, bool TB, int VEC>
-__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_simt_kernel(GemmProblem s, float alpha, const float* __restrict__ A,
-                                                            const float* __restrict__ B, float beta,
-                                                            float* __restrict__ C) {
+__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_simt_kernel(
+    GemmProblem s, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,
+    float* __restrict__ C) {
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   float* smem = reinterpret_cast<float*>(gemm_smem);
   int tile_m, tile_n;

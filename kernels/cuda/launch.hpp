@@ -247,11 +247,12 @@ struct GemmTile {
   // took 3.94, 0.83x, and the margin was 1.4); f64: 64 x 16384 x 16384 narrow 0.91 ms against
   // wide tiles on half the k each 0.79.
   static constexpr double NARROW_MARGIN = F32 ? 1.1 : 1.15;
-  // Time of a block alone on its SM, in blocks' times at two an SM (plan/gemm_grid.hpp), on an
-  // H200 (bench/RESULTS.md, session 22): f32 1.099 ms with one block an SM against 1.043 with two
-  // on half the k each (16384 x 64 x 16384, narrow tiles); f64 0.94 against 0.79 (64 x 16384 x
-  // 16384, wide): four DMMA warps alone hide little latency.
-  static constexpr double ALONE = F32 ? 1.05 : 1.19;
+  // Time of a block alone on its SM, in blocks' times at full occupancy (plan/gemm_grid.hpp), on
+  // an H200 (bench/RESULTS.md, session 22; one block an SM against BLOCKS_PER_SM on a part of the
+  // k each): f32 narrow 1.100 ms against 0.924 with four (16384 x 64 x 16384); f32 wide 1.099
+  // against 1.043 with two (measured on 256-thread 128 x 64 tiles, the wide tiles' kind); f64
+  // 0.94 against 0.79 (64 x 16384 x 16384, wide): four DMMA warps alone hide little latency.
+  static constexpr double ALONE = F32 ? (NARROW ? 1.19 : 1.05) : 1.19;
 };
 // f64 gemm puts the x-contiguous operand on the mma's M side (gemm_dmma.cuh): for C = A B that is
 // op(B), and the blocks' BM then runs along C's columns.

@@ -5,6 +5,19 @@
 
 namespace tessera::plan {
 
+namespace {
+
+// The time of a round of r < blocks_per_sm blocks on one SM, in blocks at full occupancy: from
+// `alone` for one block up to r = blocks_per_sm, linearly (CUDA's narrow f32 tiles, four an SM,
+// on an H200: one 1.19, two 2.09 against 2.13 here; bench/RESULTS.md, session 22).
+double short_round(std::int64_t r, const GemmTileModel& t) {
+  if (t.blocks_per_sm <= 1) return static_cast<double>(r);
+  const double idle = static_cast<double>(t.blocks_per_sm - r) / static_cast<double>(t.blocks_per_sm - 1);
+  return std::max(static_cast<double>(r), static_cast<double>(r) + (t.alone - 1.0) * idle);
+}
+
+}  // namespace
+
 GemmGridChoice choose_gemm_grid(const GemmGridQuery& q) {
   const std::int64_t sms = std::max(q.sms, 1), k = q.k;
   const bool forced_split = q.forced_splits >= 1;
@@ -33,9 +46,8 @@ GemmGridChoice choose_gemm_grid(const GemmGridQuery& q) {
       }
       // In FLOPs at the whole device's rate, so that the parts' bytes can be priced alike.
       const std::int64_t busiest = (tiles * parts + sms - 1) / sms;
-      const std::int64_t full = busiest / t.blocks_per_sm * t.blocks_per_sm;
-      const double rounds =
-          static_cast<double>(full) + (busiest > full ? std::max(static_cast<double>(busiest - full), t.alone) : 0.0);
+      const std::int64_t full = busiest / t.blocks_per_sm * t.blocks_per_sm, rest = busiest - full;
+      const double rounds = static_cast<double>(full) + (rest > 0 ? short_round(rest, t) : 0.0);
       double time = rounds * static_cast<double>(sms) * static_cast<double>(t.bm * t.bn) *
                     static_cast<double>(std::max<std::int64_t>(chunk, 1)) * 2.0 * t.margin;
       if (parts > 1) time = time * kSplitMargin + 2.0 * static_cast<double>(parts) * part_bytes * q.balance;

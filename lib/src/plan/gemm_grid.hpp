@@ -4,8 +4,9 @@
 // backends/cuda/gemm_tiles.hpp asks and launches what it gets.
 //
 // The model times the busiest SM, in tile area x k per block: blocks_for(blocks, SMs) blocks,
-// run blocks_per_sm at a time at the SM's full rate, a last, short round taking at least `alone`
-// blocks' time (a lone block leaves the SM partly idle). Partial edge tiles and idle SMs both
+// run blocks_per_sm at a time at the SM's full rate, a last, short round of r blocks taking
+// longer than r blocks' time (an SM partly empty hides less latency): `alone` for one block,
+// growing linearly to blocks_per_sm for a full round. Partial edge tiles and idle SMs both
 // cost. Narrow tiles reuse each fragment half as often: their time counts `margin` more. The
 // parts of a split sum into a workspace that the backend then adds up: their bytes (written,
 // then read) are priced at the unit's balance, its peak FLOP/s over DRAM bytes/s, and the split
