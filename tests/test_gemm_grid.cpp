@@ -49,7 +49,7 @@ TEST_CASE("gemm grid: large squares run on wide tiles, whole, as they are") {
   }
 }
 
-TEST_CASE("gemm grid: few tiles over a long k are split; a short, wide C is transposed") {
+TEST_CASE("gemm grid: few tiles over a long k are split, a short and wide C transposed") {
   // 16384 x 64: 128 narrow tiles, one a busy SM; four parts fill the four blocks an SM.
   GemmGridChoice g = choose_gemm_grid(h200_f32(16384, 64, 16384));
   CHECK(g.narrow);
