@@ -48,8 +48,9 @@ summary+=("suite rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/
 summary+=("devices the suite ran on: $(grep -oE 'ran [a-z_0-9<>]+ on [a-z:0-9]+' "$OUT/suite.log" | awk '{print $4}' | sort | uniq -c | tr '\n' ' ')")
 fi
 
-# The gemm grid's choices forced (backends/cuda/gemm_tiles.hpp): every gemm, trsm update and
-# Winograd product split into 3 parts and computed as C^T, then neither, on cuda:0.
+# The gemm grid's choices forced (TESSERA_TUNE over plan/gemm_grid.hpp's model): every gemm,
+# trsm update and Winograd product split into 3 parts (f32 also computed as C^T), then neither,
+# on cuda:0.
 if want forced; then
 for tune in gemm.splits=3,gemm.c_trans=1 gemm.splits=1,gemm.c_trans=0; do
   t0=$(date +%s)
