@@ -228,9 +228,9 @@ struct ConvGemmTile {
   static constexpr double ALONE = BLOCKS_PER_SM;
 };
 // GemmTile: the gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32
-// on FFMA (8 x 8 per thread: 256 threads, 128 narrow), f64 on the FP64 tensor cores (gemm_dmma.cuh: BM x BN
-// along the mma's M and N sides, which are C's columns and rows for C = A B; at most 255
-// registers a thread, two blocks an SM).
+// on FFMA (8 x 8 per thread: 256 threads, 128 narrow), f64 on the FP64 tensor cores
+// (gemm_dmma.cuh: BM x BN along the mma's M and N sides, which are C's columns and rows for C =
+// A B; at most 255 registers a thread, two blocks an SM).
 template <class T, bool NARROW = false>
 struct GemmTile {
   static constexpr bool F32 = sizeof(T) == 4;
