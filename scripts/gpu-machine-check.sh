@@ -48,15 +48,21 @@ summary+=("suite rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/
 summary+=("devices the suite ran on: $(grep -oE 'ran [a-z_0-9<>]+ on [a-z:0-9]+' "$OUT/suite.log" | awk '{print $4}' | sort | uniq -c | tr '\n' ' ')")
 fi
 
-# The gemm grid's choices forced (TESSERA_TUNE over plan/gemm_grid.hpp's model): every gemm,
-# trsm update and Winograd product split into 3 parts (f32 also computed as C^T), then neither,
-# on cuda:0.
+# Choices forced on cuda:0 (TESSERA_TUNE), each over the tests it changes: the gemm grid's
+# (plan/gemm_grid.hpp's model): every gemm, trsm update and Winograd product split into 3 parts
+# (f32 also computed as C^T), then neither; the temporally blocked 7-point stencil on every test
+# grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0).
 if want forced; then
-for tune in gemm.splits=3,gemm.c_trans=1 gemm.splits=1,gemm.c_trans=0; do
+gemm_tests='*gemm*,*trsm*,*conv_layer*,*Winograd*'
+tb='stencil.time_block_min_bytes=0,stencil.time_block'
+for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_trans=0|$gemm_tests" \
+  "$tb=2,stencil.tb_rows=2|*stencil*" "$tb=3,stencil.tb_rows=1|*stencil*" "$tb=4,stencil.tb_rows=4|*stencil*" \
+  "$tb=3,stencil.tb_rows=0|*stencil*"; do
+  tune=${forced%%|*}
   t0=$(date +%s)
   log="$OUT/forced-${tune//[=,.]/_}.log"
   TESSERA_TUNE=$(echo "$tune" | sed 's/^/cuda:0:/; s/,/,cuda:0:/g') TESSERA_TEST_DEVICES=cuda:0 timeout "${T_FORCED:-200}" \
-    "$DIST/bin/tessera-tests" -tc='*gemm*,*trsm*,*conv_layer*,*Winograd*' > "$log" 2>&1
+    "$DIST/bin/tessera-tests" -tc="${forced#*|}" > "$log" 2>&1
   rc=$?
   summary+=("forced $tune rc=$rc: $(grep -E '^\[doctest\] (test cases|assertions)' "$log" | tr '\n' ' ') [$(($(date +%s) - t0)) s]")
 done

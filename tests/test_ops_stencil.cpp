@@ -210,13 +210,15 @@ TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, rows of whole 16-byte runs, tiles 
 
 // Step counts that split unevenly into passes of the temporally blocked paths (cpu: taken for
 // grids beyond the last-level cache, forced onto these by the ctest entry
-// cpu.stencil_time_blocked; GPU: the radius-1 time-blocked kernels), on odd grids.
+// cpu.stencil_time_blocked; GPU: the radius-1 time-blocked kernels), on odd grids, and one grid
+// of whole 16-byte rows spanning several tiles each way (CUDA's runs: 120 / 56-60 cells along x
+// and 26-30 rows a tile).
 TEST_CASE_TEMPLATE("stencil: 3D, radius 1..4, steps 3/7/16, odd grids (the temporally blocked paths)", T, float,
                    double) {
   std::uint32_t seed = 300;
   for (int r = 1; r <= 4; ++r) {
     const GridShape grids[] = {{3, 4 * r + 17, 6 * r + 11, 2 * r + 19}, {3, 2 * r + 1, 2 * r + 3, 2 * r + 2},
-                               {3, 67, 2 * r + 2, 9 + 2 * r}};
+                               {3, 67, 2 * r + 2, 9 + 2 * r}, {3, 252, 61, 2 * r + 9}};
     grid_cases<T>(3, r, grids, {3, 7, 16}, seed);
   }
 }

@@ -3,7 +3,7 @@
 // device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep; its
 // z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM) or a
 // thread per stencil.cells cells along x. 3D 7-point with steps > 1 on a grid beyond the L2:
-// temporally blocked passes (below; stencil.time_block, by dtype). Every case but the
+// temporally blocked passes (below; stencil.time_block, stencil.tb_rows). Every case but the
 // isotropic all-Dirichlet one without a source takes stencil_general
 // (kernels/cuda/stencil_general.cu).
 #include <algorithm>
@@ -99,15 +99,23 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   const int tb_lx = tune_.get("stencil.tb_lx"), tb_ly = tune_.get("stencil.tb_ly");
   const int tb_min_blocks_setting = tune_.get("stencil.tb_min_blocks");
   const int tb_min_blocks = tb_min_blocks_setting != 0 ? tb_min_blocks_setting : (sizeof(T) == 4 ? 2 : 1);
+  // A thread per run of cells (stencil.tb_rows rows of them) where the grids allow the runs,
+  // else the tile kernel's cell a thread in tb_lx x tb_ly tiles; stencil.time_block 0 takes 2
+  // steps a pass, but one for f32 on the tile kernel, which loses there (tuning/stencil.cpp).
+  const int tb_rows = tune_.get("stencil.tb_rows");
+  const bool runs = tb_rows > 0 && stencil3d_tblock_runs_applies(cur, next, nx, sizeof(T));
   const int tb_setting = tune_.get("stencil.time_block");
-  const int tb_steps = tb_setting != 0 ? tb_setting : (sizeof(T) == 4 ? 1 : 2);
-  const int tb = std::min({tb_steps, steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2, (tb_ly - 1) / 2});
+  const int tb_steps = tb_setting != 0 ? tb_setting : (runs || sizeof(T) == 8 ? 2 : 1);
+  const int tb = runs ? std::min({tb_steps, steps, kStencilTblockMaxLevels})
+                      : std::min({tb_steps, steps, kStencilTblockMaxLevels, (tb_lx - 1) / 2, (tb_ly - 1) / 2});
   if (u.ndim == 3 && R == 1 && tb > 1 && static_cast<std::int64_t>(2 * bytes) > tune_["stencil.time_block_min_bytes"]) {
     const int passes = (steps + tb - 1) / tb;
     for (int p = 0; p < passes; ++p) {
       const int levels = steps / passes + (p < steps % passes ? 1 : 0);
       if (levels == 1)
         TESSERA_CUDA_CHECK(step3d(cur, next));
+      else if (runs)
+        TESSERA_CUDA_CHECK(launch_stencil3d_tblock_runs<T>(levels, tb_rows, c, cur, next, nx, ny, nz, stream));
       else
         TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly,
                                                                 tb_min_blocks, stream));

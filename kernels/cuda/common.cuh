@@ -1,5 +1,5 @@
 // Device helpers shared by the kernels: warp reductions, acquire/release flags for the
-// sync-free solvers, 16-byte vector types, and the launch-error convention.
+// sync-free solvers, 16-byte vector types, cp.async, and the launch-error convention.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,6 +54,35 @@ template <class T, int V>
 struct alignas(sizeof(T) * V) CellRun {
   T v[V];
 };
+
+// Asynchronous copies global -> shared memory (sm_80's cp.async: the gemm tiles, the temporally
+// blocked stencil's planes).
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// Copies `bytes` (4, 8 or 16) to shared memory; only the first src_bytes are read, the rest is
+// zero-filled.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(unsigned dst, const void* src, int src_bytes) {
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes)
+                 : "memory");
+}
+// Copies `bytes` (16 or 8) that all lie inside the source.
+template <int BYTES>
+__device__ __forceinline__ void cp_async_all(unsigned dst, const void* src) {
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(BYTES) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 
 __host__ __device__ __forceinline__ std::int64_t imin64(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
 

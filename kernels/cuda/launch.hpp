@@ -407,6 +407,15 @@ template <class T>
 cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                                     std::int64_t ny, std::int64_t nz, int lx, int ly, int min_blocks,
                                     cudaStream_t stream);
+// The same passes with a thread per 16-byte run of cells along x in `rows` (1, 2 or 4) rows
+// (kernels/cuda/stencil_tblock.cu): blocks one warp wide and 32 / rows warps tall, x neighbours by
+// warp shuffles, only each thread's first and last rows through shared memory. Applies where nx
+// and both grids allow the runs (stencil3d_tblock_runs_applies); the same bits as one step per pass.
+constexpr int kStencilTblockRunsPrefetch = 2;  // planes loaded ahead of the one consumed
+bool stencil3d_tblock_runs_applies(const void* in, const void* out, std::int64_t nx, std::size_t elem);
+template <class T>
+cudaError_t launch_stencil3d_tblock_runs(int levels, int rows, const StencilCoeffs<T>& c, const T* in, T* out,
+                                         std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream);
 
 // The general stencil (per-axis coefficients, faces 0 Dirichlet / 1 Neumann / 2 periodic as
 // StencilBoundary, a source; lib/include/tessera/stencil.hpp): one step, every cell of `out`

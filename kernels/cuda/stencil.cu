@@ -4,7 +4,8 @@
 // hold the fixed boundary and no extra copy is needed between steps.
 //
 // 3D: the plane sweep (stencil3d_kernel), a thread per run of cells (stencil3d_cell_kernel), and
-// several steps per pass for the 7-point stencil (stencil3d_tblock_kernel); the backend picks.
+// several steps per pass for the 7-point stencil (stencil3d_tblock_kernel, the tile kernel: a
+// cell a thread, for grids the runs kernel of stencil_tblock.cu does not take); the backend picks.
 #include "kernels/cuda/common.cuh"
 
 namespace tessera::cuda {

@@ -99,11 +99,14 @@ const std::vector<ParamSpec>& stencil_params() {
       // so 2 steps in 32 x 32 tiles on CUDA, 4 in 32 x 32 on NVIDIA OpenCL. Elsewhere 1: not
       // measured (ctests cuda.stencil_time_blocked* and opencl.stencil_time_blocked* force it on
       // the test grids). Since session 15 CUDA's one-step f32 kernel (4 cells a thread) takes
-      // 3.96 ms for 10 steps against 4.33 in 2-step passes, while f64 keeps 7.84 against 6.96:
-      // CUDA's 0 takes 1 for f32, 2 for f64.
+      // 3.96 ms for 10 steps against 4.33 in 2-step passes of the tile kernel, while f64 keeps
+      // 7.84 against 6.96. Session 23's runs kernel (stencil.tb_rows below) beats one step per
+      // pass in both dtypes, best at 2 steps: CUDA's 0 takes 2 on the runs kernel, and on the
+      // tile kernel 1 for f32, 2 for f64.
       {"stencil.time_block",
-       "3D stencil: time steps per pass through memory (1: one step per pass; 0, CUDA: 1 for f32, 2 for f64)", 0,
-       64, Shape::any, {{"cpu/*", 8}, {"cuda/*", 0}, {"opencl/nvidia", 4}, {"opencl/*", 1}}},
+       "3D stencil: time steps per pass through memory (1: one step per pass; 0, CUDA: 2, but 1 for f32 on the tile "
+       "kernel)",
+       0, 64, Shape::any, {{"cpu/*", 8}, {"cuda/*", 0}, {"opencl/nvidia", 4}, {"opencl/*", 1}}},
       {"stencil.time_block_min_bytes",
        "3D stencil: grids (both buffers) above this many bytes are blocked in time (cpu, 0: the last-level cache)", 0,
        1LL << 50, Shape::any, {{"cpu/*", 0}, {"cuda/*", 64LL << 20}, {"opencl/*", 64LL << 20}}},
@@ -123,6 +126,19 @@ const std::vector<ParamSpec>& stencil_params() {
       //   2          64x16   6.41 / 12.30    7.10 / 24.70   12.07 / 50.79
       // so 0 (the default): two for f32, one for f64 (with the default 2 steps in 32 x 32 tiles:
       // 6.36 and 9.99 ms).
+      // The CUDA runs kernel (kernels/cuda/stencil_tblock.cu): tiles one warp wide (128 f32 / 64
+      // f64 cells) and 32 rows tall, in 32, 16 or 8 warps of 1, 2 or 4 rows a thread. Measured
+      // on an H200 (512^3 x 16 steps, ms, bench/RESULTS.md session 23; one step per pass 5.52
+      // f32, 10.72 f64), f32 / f64:
+      //   rows   T = 2           3               4
+      //   1      2.75 / 5.17     2.86 / 5.74     3.81 / 7.11
+      //   2      3.26 / 5.19     3.14 / 5.17     3.02 / 5.65
+      //   4      3.26 / 6.79     3.15 / 6.61     3.23 / 6.50
+      // so 1 row (1024 threads, at most 64 registers: 2 steps need 56-62) at 2 steps a pass.
+      {"stencil.tb_rows",
+       "CUDA temporal blocking: rows of 16-byte runs a thread holds (1, 2 or 4; kernels/cuda/stencil_tblock.cu); 0: "
+       "the tile kernel, a cell a thread",
+       0, 4, Shape::any, {{"cuda/*", 1}}},
       {"stencil.tb_min_blocks",
        "CUDA temporal blocking: blocks per SM the 1024-thread tiles are compiled to fit (2: at most 32 registers; 0: "
        "2 for f32, 1 for f64)",
