@@ -89,10 +89,22 @@ ZOffsets GridOffsets(std::int64_t plane) {
 // One row's cells x in [R, nx - R). A row's last partial vector is recomputed as an overlapping
 // full vector; rows narrower than a vector go one lane at a time through the same Point (a
 // one-lane vector), so every path computes a cell with the same operations.
+// The coefficients and z offsets are copied into locals first: read through pointers the stores
+// through `o` might alias as far as the compiler knows, they were loaded again (and broadcast)
+// for every pair of vectors. Measured (Zen VM, AVX2, one thread, 64^3 x 100, ms, old / new):
+// 7-point f32 6.20 / 5.70, f64 12.3 / 11.4; 13-point f32 10.6 / 9.6, f64 19.3 / 17.5; 25-point
+// f32 20.1 / 20.7, f64 32.4 / 31.9 (bench/RESULTS.md session 23); at radius 4 the offsets alone
+// in registers cost 8 % (f32 21.8), so radius 4 reads both from memory as before.
 template <int R, bool k3D, class T>
-HWY_INLINE void Row(const T* HWY_RESTRICT s, T* HWY_RESTRICT o, std::int64_t nx, const ZOffsets& zo, const T* c) {
+HWY_INLINE void Row(const T* HWY_RESTRICT s, T* HWY_RESTRICT o, std::int64_t nx, const ZOffsets& z_offsets,
+                    const T* coeffs) {
   const hn::ScalableTag<T> d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d)), x_end = nx - R;
+  const ZOffsets local_zo = z_offsets;
+  T local_c[R + 1];
+  for (int k = 0; k <= R; ++k) local_c[k] = coeffs[k];
+  const ZOffsets& zo = R <= 3 ? local_zo : z_offsets;
+  const T* c = R <= 3 ? local_c : coeffs;
   std::int64_t x = R;
   for (; x + 2 * N <= x_end; x += 2 * N) PointPair<R, k3D>(d, s + x, o + x, nx, zo, c);
   for (; x + N <= x_end; x += N) hn::StoreU(Point<R, k3D>(d, s + x, nx, zo, c), d, o + x);
