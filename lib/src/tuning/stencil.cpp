@@ -131,10 +131,12 @@ const std::vector<ParamSpec>& stencil_params() {
       // on an H200 (512^3 x 16 steps, ms, bench/RESULTS.md session 23; one step per pass 5.52
       // f32, 10.72 f64), f32 / f64:
       //   rows   T = 2           3               4
-      //   1      2.75 / 5.17     2.86 / 5.74     3.81 / 7.11
-      //   2      3.26 / 5.19     3.14 / 5.17     3.02 / 5.65
-      //   4      3.26 / 6.79     3.15 / 6.61     3.23 / 6.50
-      // so 1 row (1024 threads, at most 64 registers: 2 steps need 56-62) at 2 steps a pass.
+      //   1      2.75 / 5.17     2.86 / 5.74     3.81 / 7.11*
+      //   2      3.26 / 5.19*    3.14 / 5.17     3.02 / 5.65
+      //   4      3.26 / 6.79*    3.15 / 6.61*    3.23 / 6.50*
+      // (*: a build whose ring took a plane into the wrong slot, the same work; where both ran
+      // they agree within 1 %), so 1 row (1024 threads, at most 64 registers: 2 steps need
+      // 56-62) at 2 steps a pass.
       {"stencil.tb_rows",
        "CUDA temporal blocking: rows of 16-byte runs a thread holds (1, 2 or 4; kernels/cuda/stencil_tblock.cu); 0: "
        "the tile kernel, a cell a thread",
