@@ -410,7 +410,8 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
 // The same passes with a thread per 16-byte run of cells along x in `rows` (1, 2 or 4) rows
 // (kernels/cuda/stencil_tblock.cu): blocks one warp wide and 32 / rows warps tall, x neighbours by
 // warp shuffles, only each thread's first and last rows through shared memory. Applies where nx
-// and both grids allow the runs (stencil3d_tblock_runs_applies); the same bits as one step per pass.
+// and both grids allow the runs (stencil3d_tblock_runs_applies); each cell's operations are
+// launch_stencil3d's, in its order (checked against the reference within the derived bound).
 constexpr int kStencilTblockRunsPrefetch = 2;  // planes loaded ahead of the one consumed
 bool stencil3d_tblock_runs_applies(const void* in, const void* out, std::int64_t nx, std::size_t elem);
 template <class T>
