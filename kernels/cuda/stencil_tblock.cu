@@ -65,9 +65,10 @@ __global__ __launch_bounds__(32 * BY, 1) void stencil3d_tblock_runs_kernel(Stenc
   const std::int64_t y0 = static_cast<std::int64_t>(blockIdx.y) * (TY - 2 * TB) - TB + ty * M;
   const std::int64_t plane = nx * ny;
   // This block's planes [z0, z1): the pipeline starts TB planes below z0 (level s is right from
-  // plane z0 - TB + s on), or at 0, where the planes below are zeros and plane 0 a face.
+  // plane z0 - TB + s on), or at 0 where z0 <= TB (chunks may be shorter than TB planes), as the
+  // first chunk's: the planes below are zeros and plane 0 a face, every level right from 0 on.
   const int z0 = static_cast<int>(blockIdx.z) * z_chunk, z1 = min(nz, z0 + z_chunk);
-  const int k0 = z0 == 0 ? 0 : z0 - TB, k_end = z1 + 2 * TB - 1;
+  const int k0 = z0 <= TB ? 0 : z0 - TB, k_end = z1 + 2 * TB - 1;
   const bool x_in = x >= 0 && x < nx;  // a run lies wholly inside the row or outside it (nx % V == 0)
   const bool writes_x = x_in && lane * V >= HX && lane * V < TX - HX;
   // Radius 1 and nx % V == 0: the x faces are the first cell of the run at 0 and the last of the
