@@ -5,6 +5,8 @@
 # OpenCL included), tessera-bench on the GPU devices, then the suite under compute-sanitizer.
 # Logs and JSON go to $OUT; a summary is printed last. The CUDA issue's table alone:
 # BENCH_SIZE=gpu BENCH_DEVICES=cuda:0 T_BENCH=600 (tessera-bench --size gpu, see bench/README.md).
+# STAGES picks stages (suite, forced, bench, memcheck, racecheck); SAN_TESTS narrows the suite
+# under the sanitizers to the test cases a change touches (doctest -tc patterns).
 set -u
 DIST=${DIST:-build-gpu-carry}
 OUT=${OUT:-/tmp/tessera-gpu}
@@ -51,13 +53,14 @@ fi
 # Choices forced on cuda:0 (TESSERA_TUNE), each over the tests it changes: the gemm grid's
 # (plan/gemm_grid.hpp's model): every gemm, trsm update and Winograd product split into 3 parts
 # (f32 also computed as C^T), then neither; the temporally blocked 7-point stencil on every test
-# grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0).
+# grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0); the runs
+# kernel with one level as every one-step pass.
 if want forced; then
 gemm_tests='*gemm*,*trsm*,*conv_layer*,*Winograd*'
 tb='stencil.time_block_min_bytes=0,stencil.time_block'
 for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_trans=0|$gemm_tests" \
   "$tb=2,stencil.tb_rows=2|*stencil*" "$tb=3,stencil.tb_rows=1|*stencil*" "$tb=4,stencil.tb_rows=4|*stencil*" \
-  "$tb=3,stencil.tb_rows=0|*stencil*"; do
+  "$tb=3,stencil.tb_rows=0|*stencil*" "stencil.plane_sweep=4,$tb=1|*stencil*"; do
   tune=${forced%%|*}
   t0=$(date +%s)
   log="$OUT/forced-${tune//[=,.]/_}.log"
@@ -86,9 +89,23 @@ for tool in memcheck racecheck; do
     t0=$(date +%s)
     TESSERA_TEST_DEVICES=${SAN_DEVICES:-cuda:0} timeout "${T_SAN:-200}" "$SAN" --tool $tool --error-exitcode 9 --print-limit 20 \
       $([ $tool = memcheck ] && echo --report-api-errors no) \
-      "$DIST/bin/tessera-tests" -tce="${SAN_EXCLUDE:-plugin loader*,*bad input*,*overflow*,*overlaps*}" > "$OUT/$tool.log" 2>&1
+      "$DIST/bin/tessera-tests" -tc="${SAN_TESTS:-*}" -tce="${SAN_EXCLUDE:-plugin loader*,*bad input*,*overflow*,*overlaps*}" > "$OUT/$tool.log" 2>&1
     rc=$?
     summary+=("$tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/$tool.log") [$(($(date +%s) - t0)) s]")
+    # The temporally blocked stencil kernels, which the defaults keep for grids beyond the test
+    # grids, forced onto the stencil tests of odd step counts and of whole 16-byte rows (z chunks
+    # shorter than the levels among them): 3 levels in 2 rows a thread, and one level as every
+    # one-step pass.
+    i=0
+    for forced in "stencil.time_block_min_bytes=0,stencil.time_block=3,stencil.tb_rows=2" \
+      "stencil.plane_sweep=4,stencil.time_block=1"; do
+      t0=$(date +%s) i=$((i + 1))
+      TESSERA_TUNE=$(echo "$forced" | sed 's/^/cuda:0:/; s/,/,cuda:0:/g') TESSERA_TEST_DEVICES=cuda:0 \
+        timeout "${T_SAN:-200}" "$SAN" --tool $tool --error-exitcode 9 --print-limit 20 \
+        "$DIST/bin/tessera-tests" -tc='*steps 3/7/16*,*whole 16-byte runs*' > "$OUT/$tool-forced$i.log" 2>&1
+      rc=$?
+      summary+=("$tool forced $forced rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool-forced$i.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/$tool-forced$i.log") [$(($(date +%s) - t0)) s]")
+    done
   fi
 done
 
