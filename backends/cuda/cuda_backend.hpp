@@ -11,6 +11,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -147,6 +149,10 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // stencil.cpp: every stencil but StencilSpec::plain.
   template <class T>
   void stencil_general(QueueImpl& q, const StencilSpec& spec, const GridView& u, int steps);
+  // stencil.cpp: the z chunk of a pass of the runs kernel (plan/stencil_chunks.hpp), its
+  // residency asked of the runtime once per (cell size, levels, rows) and kept in runs_resident_.
+  std::int64_t tblock_runs_chunk(std::size_t elem, int levels, int rows, std::int64_t nx, std::int64_t ny,
+                                 std::int64_t nz);
   // The grid of a gemm on Tile<T, narrow> (gemm_tiles.hpp): the tiles, split-k and (f32,
   // may_transpose) C^T's product; narrow_tiles: the tiles alone, for an m x n result.
   template <class T, template <class, bool> class Tile>
@@ -183,6 +189,8 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // Grid caps read from tune_ once (small operations' enqueue cost counts): the one-pass
   // reductions (reduce.blocks_per_sm x SMs) and the vector algebra's maps (vector.blocks_per_sm).
   int reduce_blocks_ = 1, vector_blocks_ = 1;
+  // Blocks an SM of the runs kernel, [f64][levels - 1][rows 1/2/4], 0 until asked (stencil.cpp).
+  std::array<std::atomic<int>, 2 * 4 * 3> runs_resident_{};
 
   // State shared by all queues, defined in its operation's file, each behind its own mutex.
   struct SpmvPlans;      // spmv.cpp: merge-path partitions per matrix (CsrView::generation)

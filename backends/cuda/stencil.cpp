@@ -11,9 +11,31 @@
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
+#include "plan/stencil_chunks.hpp"
 #include "queue.hpp"
 
 namespace tessera::cuda {
+
+std::int64_t CudaBackend::tblock_runs_chunk(std::size_t elem, int levels, int rows, std::int64_t nx,
+                                            std::int64_t ny, std::int64_t nz) {
+  const StencilRunsTiling t = stencil3d_tblock_runs_tiling(levels, rows, elem, nx, ny);
+  const int row_index = rows == 4 ? 2 : rows - 1;
+  if (t.xy_tiles == 0 || row_index < 0 || row_index > 2) 
+    throw InvalidArgument("cuda: stencil: stencil.tb_rows must be 1, 2 or 4");
+  std::atomic<int>& cached = runs_resident_[static_cast<std::size_t>(((elem == 8 ? 1 : 0) * 4 + levels - 1) * 3 + row_index)];
+  int resident = cached.load(std::memory_order_relaxed);
+  if (resident == 0) {
+    TESSERA_CUDA_CHECK(stencil3d_tblock_runs_resident(levels, rows, elem, &resident));
+    resident = std::max(resident, 1);
+    cached.store(resident, std::memory_order_relaxed);
+  }
+  plan::ZChunkQuery z;
+  z.nz = nz;
+  z.xy_tiles = t.xy_tiles;
+  z.slots = static_cast<std::int64_t>(sm_count()) * resident;
+  z.pipeline = t.pipeline;
+  return plan::choose_z_chunk(z);
+}
 
 // A queue's second grid of the ping-pong.
 struct CudaBackend::StencilState {
@@ -46,19 +68,23 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   T* next = static_cast<T*>(StencilState::of(queue_of(q)).scratch.ensure(bytes));
   // One 3D step per pass: a plane sweep (the register queue's, or the bulk-copy ring's on
   // Hopper) or a thread per cells. The defaults' measurements: lib/src/tuning/stencil.cpp.
-  enum class Step3d { cells, sweep, bulk };
+  enum class Step3d { cells, sweep, bulk, runs };
 #ifdef TESSERA_CUDA_SM90A
   const bool bulk_ok = u.ndim == 3 && has_sm90a() && stencil3d_tma_applies(cur, next, nx, ny, nz, sizeof(T));
 #else
   const bool bulk_ok = false;
 #endif
+  const int sweep_setting = tune_.get("stencil.plane_sweep");
+  const bool runs_ok = u.ndim == 3 && R == 1 && stencil3d_tblock_runs_applies(cur, next, nx, sizeof(T));
   Step3d kind = Step3d::cells;
-  switch (tune_.get("stencil.plane_sweep")) {
+  switch (sweep_setting == 4 && !runs_ok ? 2 : sweep_setting) {
     case 0: kind = Step3d::cells; break;
     case 1: kind = Step3d::sweep; break;
     case 3: kind = bulk_ok ? Step3d::bulk : Step3d::sweep; break;
+    case 4: kind = Step3d::runs; break;
     default:  // 2
-      if (R > 1 && bulk_ok) kind = Step3d::bulk;
+      if (runs_ok) kind = Step3d::runs;
+      else if (R > 1 && bulk_ok) kind = Step3d::bulk;
       else if (R > 1 && sizeof(T) == 4) kind = Step3d::sweep;
       break;
   }
@@ -77,6 +103,11 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
     const std::int64_t min_blocks = (bulk ? 2LL : 8LL) * sm_count();
     while (z_chunk > 4 && xy_blocks * ((nz + z_chunk - 1) / z_chunk) < min_blocks) z_chunk /= 2;
   }
+  // The runs kernel's rows a thread: stencil.tb_rows, one level as many (1 where that is the
+  // tile kernel's 0).
+  const int tb_rows = tune_.get("stencil.tb_rows"), one_level_rows = tb_rows > 0 ? tb_rows : 1;
+  const std::int64_t one_level_chunk =
+      kind == Step3d::runs ? tblock_runs_chunk(sizeof(T), 1, one_level_rows, nx, ny, nz) : std::int64_t{0};
   auto step3d = [&](const T* from, T* to) {
     switch (kind) {
 #ifdef TESSERA_CUDA_SM90A
@@ -90,6 +121,8 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
       }
 #endif
       case Step3d::sweep: return launch_stencil3d<T>(R, c, from, to, nx, ny, nz, z_chunk, stream);
+      case Step3d::runs:
+        return launch_stencil3d_tblock_runs<T>(1, one_level_rows, c, from, to, nx, ny, nz, one_level_chunk, stream);
       default: return launch_stencil3d_cell<T>(R, cells, c, from, to, nx, ny, nz, stream);
     }
   };
@@ -102,8 +135,7 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   // A thread per run of cells (stencil.tb_rows rows of them) where the grids allow the runs,
   // else the tile kernel's cell a thread in tb_lx x tb_ly tiles; stencil.time_block 0 takes 2
   // steps a pass, but one for f32 on the tile kernel, which loses there (tuning/stencil.cpp).
-  const int tb_rows = tune_.get("stencil.tb_rows");
-  const bool runs = tb_rows > 0 && stencil3d_tblock_runs_applies(cur, next, nx, sizeof(T));
+  const bool runs = tb_rows > 0 && runs_ok;
   const int tb_setting = tune_.get("stencil.time_block");
   const int tb_steps = tb_setting != 0 ? tb_setting : (runs || sizeof(T) == 8 ? 2 : 1);
   const int tb = runs ? std::min({tb_steps, steps, kStencilTblockMaxLevels})
@@ -115,7 +147,9 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
       if (levels == 1)
         TESSERA_CUDA_CHECK(step3d(cur, next));
       else if (runs)
-        TESSERA_CUDA_CHECK(launch_stencil3d_tblock_runs<T>(levels, tb_rows, c, cur, next, nx, ny, nz, stream));
+        TESSERA_CUDA_CHECK(launch_stencil3d_tblock_runs<T>(levels, tb_rows, c, cur, next, nx, ny, nz,
+                                                           tblock_runs_chunk(sizeof(T), levels, tb_rows, nx, ny, nz),
+                                                           stream));
       else
         TESSERA_CUDA_CHECK(launch_stencil3d_tblock<T>(levels, c, cur, next, nx, ny, nz, tb_lx, tb_ly,
                                                                 tb_min_blocks, stream));

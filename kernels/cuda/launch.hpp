@@ -409,14 +409,27 @@ cudaError_t launch_stencil3d_tblock(int levels, const StencilCoeffs<T>& c, const
                                     cudaStream_t stream);
 // The same passes with a thread per 16-byte run of cells along x in `rows` (1, 2 or 4) rows
 // (kernels/cuda/stencil_tblock.cu): blocks one warp wide and 32 / rows warps tall, x neighbours by
-// warp shuffles, only each thread's first and last rows through shared memory. Applies where nx
-// and both grids allow the runs (stencil3d_tblock_runs_applies); each cell's operations are
-// launch_stencil3d's, in its order (checked against the reference within the derived bound).
+// warp shuffles, only each thread's first and last rows through shared memory; `levels` 1..4 (1:
+// one step, a plane sweep through the same ring). Applies where nx and both grids allow the runs
+// (stencil3d_tblock_runs_applies); each cell's operations are launch_stencil3d's, in its order
+// (checked against the reference within the derived bound). z goes in chunks of z_chunk planes a
+// block, chosen by plan/stencil_chunks.hpp from stencil3d_tblock_runs_tiling (the tiles of a
+// plane, the iterations of a chunk's pipeline; xy_tiles 0 for a pair not built) and
+// stencil3d_tblock_runs_resident (blocks resident an SM, a runtime query on the current device;
+// it also sets the kernel's shared-memory size there).
 constexpr int kStencilTblockRunsPrefetch = 2;  // planes loaded ahead of the one consumed
 bool stencil3d_tblock_runs_applies(const void* in, const void* out, std::int64_t nx, std::size_t elem);
+struct StencilRunsTiling {
+  std::int64_t xy_tiles = 1;
+  std::int64_t pipeline = 0;
+};
+StencilRunsTiling stencil3d_tblock_runs_tiling(int levels, int rows, std::size_t elem, std::int64_t nx,
+                                               std::int64_t ny);
+cudaError_t stencil3d_tblock_runs_resident(int levels, int rows, std::size_t elem, int* blocks);
 template <class T>
 cudaError_t launch_stencil3d_tblock_runs(int levels, int rows, const StencilCoeffs<T>& c, const T* in, T* out,
-                                         std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream);
+                                         std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t z_chunk,
+                                         cudaStream_t stream);
 
 // The general stencil (per-axis coefficients, faces 0 Dirichlet / 1 Neumann / 2 periodic as
 // StencilBoundary, a source; lib/include/tessera/stencil.hpp): one step, every cell of `out`

@@ -18,12 +18,19 @@
 // centre plane. The queues' roles rotate with the iteration's phase (the loop is unrolled by 3),
 // so no plane is moved between registers; the thread's conditions live in one word of flags.
 // (16 steps of 512^3 f32 on an H200, 2 steps a pass, 1 row: registers ahead and moved 4.39 ms,
-// the ring and the rotation 3.34, the flags 2.75; bench/RESULTS.md session 23.) A block is one warp wide (32 runs, TX = 32 V cells) and BY warps tall (TY = BY M
-// rows); level s is right in the tile less s cells from each edge, and the block writes the cells
-// HX = ceil(TB / V) V from its x edges and TB from its y edges, every plane (face cells keep their
-// value at every level, so both buffers always hold the boundary). Each cell's sum is
-// stencil3d_kernel's, in its order. z goes in chunks (a block's planes [z0, z1), the pipeline
-// started TB planes below), their count chosen by launch_runs so that every SM has tiles.
+// the ring and the rotation 3.34, the flags 2.75; bench/RESULTS.md session 23.)
+//
+// A block is one warp wide (32 runs, TX = 32 V cells) and BY warps tall (TY = BY M rows); level s
+// is right in the tile less s cells from each edge, and the block writes the cells HX = ceil(TB /
+// V) V from its x edges and TB from its y edges, every plane (face cells keep their value at
+// every level, so both buffers always hold the boundary). One level (TB = 1, a one-step sweep)
+// keeps the halo lanes: its end lanes reading their outer neighbours from `in` instead (whole-warp
+// tiles, 4 of 128 cells for 512 f32 rather than 5 of 120) measured 12 % slower for f32 and 8 %
+// for f64 on an H200 (the loads wait in the arithmetic; bench/RESULTS.md session 24). Each cell's
+// sum is stencil3d_kernel's, in its order. z goes in chunks (a block's planes [z0, z1), the
+// pipeline started TB planes below), their size chosen by plan/stencil_chunks.hpp so that every
+// SM has tiles.
+#include <algorithm>
 #include <type_traits>
 
 #include "kernels/cuda/common.cuh"
@@ -40,6 +47,7 @@ constexpr int tblock_runs_halo_x() {
 template <class T, int V, int TB, int BY, int M, int D>
 struct TblockRunsShape {
   using Run = CellRun<T, V>;
+  static constexpr int WARPS = BY;  // a block's warps (32 threads each)
   static constexpr int HX = tblock_runs_halo_x<TB, V>(), TX = 32 * V, TY = BY * M;
   static constexpr int E = M == 1 ? 1 : 2;  // rows a thread shares: its first and its last
   static constexpr int NS = D + 1;          // slots of the input ring: D planes in flight + the one read
@@ -185,48 +193,35 @@ __global__ __launch_bounds__(32 * BY, 1) void stencil3d_tblock_runs_kernel(Stenc
   cp_async_wait<0>();
 }
 
-template <class T, int TB, int BY, int M>
-cudaError_t launch_runs(const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx, std::int64_t ny,
-                        std::int64_t nz, cudaStream_t stream) {
+// The runs kernel of `levels` levels and `rows` rows a thread, handed to f as (kernel, its shape);
+// cudaErrorInvalidValue for a pair not built.
+template <class T, int TB, class F>
+cudaError_t with_runs_rows(int rows, F&& f) {
   constexpr int V = 16 / static_cast<int>(sizeof(T)), D = kStencilTblockRunsPrefetch;
-  using S = TblockRunsShape<T, V, TB, BY, M, D>;
-  constexpr int TX = S::TX, TY = S::TY, HX = S::HX, smem = S::SMEM_BYTES;
-  auto kernel = stencil3d_tblock_runs_kernel<T, V, TB, BY, M, D>;
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-      e != cudaSuccess)
-    return e;
-  const unsigned gx = blocks_for(nx, TX - 2 * HX), gy = blocks_for(ny, TY - 2 * TB);
-  if (gy > 65535u || nz > (1 << 30)) return cudaErrorInvalidConfiguration;
-  // z in chunks: a column of tiles alone leaves SMs idle (512^3 f32 at 3 levels: 100 tiles for
-  // 132 SMs) and a chunk pays 3 TB - 1 iterations of pipeline; take the chunk count whose rounds
-  // of resident blocks times iterations a chunk is least.
-  int device = 0, sms = 1, resident = 1;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 32 * BY, smem);
-      e != cudaSuccess)
-    return e;
-  const std::int64_t slots = static_cast<std::int64_t>(sms) * (resident > 0 ? resident : 1), tiles = std::int64_t{gx} * gy;
-  std::int64_t best_chunk = nz, best_cost = -1;
-  for (std::int64_t chunks = 1; chunks <= 64 && chunks <= nz; ++chunks) {
-    const std::int64_t chunk = (nz + chunks - 1) / chunks, used = (nz + chunk - 1) / chunk;
-    const std::int64_t cost = (tiles * used + slots - 1) / slots * (chunk + 3 * TB - 1);
-    if (used <= 65535 && (best_cost < 0 || cost < best_cost)) best_cost = cost, best_chunk = chunk;
-  }
-  const dim3 grid(gx, gy, static_cast<unsigned>((nz + best_chunk - 1) / best_chunk));
-  kernel<<<grid, dim3(32, BY), smem, stream>>>(c, in, out, nx, ny, static_cast<int>(nz), static_cast<int>(best_chunk));
-  return cudaGetLastError();
-}
-
-template <class T, int TB>
-cudaError_t launch_runs_rows(int rows, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
-                             std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
   switch (rows) {
-    case 1: return launch_runs<T, TB, 32, 1>(c, in, out, nx, ny, nz, stream);
-    case 2: return launch_runs<T, TB, 16, 2>(c, in, out, nx, ny, nz, stream);
-    case 4: return launch_runs<T, TB, 8, 4>(c, in, out, nx, ny, nz, stream);
+    case 1: return f(stencil3d_tblock_runs_kernel<T, V, TB, 32, 1, D>, TblockRunsShape<T, V, TB, 32, 1, D>{});
+    case 2: return f(stencil3d_tblock_runs_kernel<T, V, TB, 16, 2, D>, TblockRunsShape<T, V, TB, 16, 2, D>{});
+    case 4: return f(stencil3d_tblock_runs_kernel<T, V, TB, 8, 4, D>, TblockRunsShape<T, V, TB, 8, 4, D>{});
     default: return cudaErrorInvalidValue;
   }
+}
+
+template <class T, class F>
+cudaError_t with_runs_kernel(int levels, int rows, F&& f) {
+  switch (levels) {
+    case 1: return with_runs_rows<T, 1>(rows, f);
+    case 2: return with_runs_rows<T, 2>(rows, f);
+    case 3: return with_runs_rows<T, 3>(rows, f);
+    case 4: return with_runs_rows<T, 4>(rows, f);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+template <class F>
+cudaError_t with_runs_kernel_of(std::size_t elem, int levels, int rows, F&& f) {
+  if (elem == sizeof(float)) return with_runs_kernel<float>(levels, rows, f);
+  if (elem == sizeof(double)) return with_runs_kernel<double>(levels, rows, f);
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace
@@ -236,22 +231,53 @@ bool stencil3d_tblock_runs_applies(const void* in, const void* out, std::int64_t
   return stencil3d_cell_run(v, in, out, nx, elem) == v;
 }
 
+StencilRunsTiling stencil3d_tblock_runs_tiling(int levels, int rows, std::size_t elem, std::int64_t nx,
+                                               std::int64_t ny) {
+  StencilRunsTiling t;
+  t.xy_tiles = 0;
+  (void)with_runs_kernel_of(elem, levels, rows, [&](auto, auto shape) {
+    using S = decltype(shape);
+    t.xy_tiles = std::int64_t{blocks_for(nx, S::TX - 2 * S::HX)} * blocks_for(ny, S::TY - 2 * levels);
+    t.pipeline = 3 * levels - 1;
+    return cudaSuccess;
+  });
+  return t;
+}
+
+cudaError_t stencil3d_tblock_runs_resident(int levels, int rows, std::size_t elem, int* blocks) {
+  return with_runs_kernel_of(elem, levels, rows, [&](auto kernel, auto shape) {
+    using S = decltype(shape);
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+        e != cudaSuccess)
+      return e;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, 32 * S::WARPS, S::SMEM_BYTES);
+  });
+}
+
 template <class T>
 cudaError_t launch_stencil3d_tblock_runs(int levels, int rows, const StencilCoeffs<T>& c, const T* in, T* out,
-                                         std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
-  if (!stencil3d_tblock_runs_applies(in, out, nx, sizeof(T))) return cudaErrorInvalidValue;
-  switch (levels) {
-    case 2: return launch_runs_rows<T, 2>(rows, c, in, out, nx, ny, nz, stream);
-    case 3: return launch_runs_rows<T, 3>(rows, c, in, out, nx, ny, nz, stream);
-    case 4: return launch_runs_rows<T, 4>(rows, c, in, out, nx, ny, nz, stream);
-    default: return cudaErrorInvalidValue;
-  }
+                                         std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t z_chunk,
+                                         cudaStream_t stream) {
+  if (!stencil3d_tblock_runs_applies(in, out, nx, sizeof(T)) || z_chunk < 1) return cudaErrorInvalidValue;
+  return with_runs_kernel<T>(levels, rows, [&](auto kernel, auto shape) {
+    using S = decltype(shape);
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+        e != cudaSuccess)
+      return e;
+    const unsigned gx = blocks_for(nx, S::TX - 2 * S::HX), gy = blocks_for(ny, S::TY - 2 * levels);
+    const std::int64_t gz = (nz + z_chunk - 1) / z_chunk;
+    if (gy > 65535u || gz > 65535 || nz > (1 << 30)) return cudaErrorInvalidConfiguration;
+    kernel<<<dim3(gx, gy, static_cast<unsigned>(gz)), dim3(32, S::WARPS), S::SMEM_BYTES, stream>>>(
+        c, in, out, nx, ny, static_cast<int>(nz), static_cast<int>(std::min(z_chunk, nz)));
+    return cudaGetLastError();
+  });
 }
 
 template cudaError_t launch_stencil3d_tblock_runs<float>(int, int, const StencilCoeffs<float>&, const float*, float*,
-                                                         std::int64_t, std::int64_t, std::int64_t, cudaStream_t);
+                                                         std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                                         cudaStream_t);
 template cudaError_t launch_stencil3d_tblock_runs<double>(int, int, const StencilCoeffs<double>&, const double*,
                                                           double*, std::int64_t, std::int64_t, std::int64_t,
-                                                          cudaStream_t);
+                                                          std::int64_t, cudaStream_t);
 
 }  // namespace tessera::cuda

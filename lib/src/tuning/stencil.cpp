@@ -39,13 +39,25 @@ const std::vector<ParamSpec>& stencil_params() {
       // so 2 takes the bulk-copy sweep for radius 2 or more where it applies (compute capability
       // 9.0, 16-byte rows), else the register sweep for f32 of radius 2 or more, else a thread per
       // cells; cells 0 takes 4 for 4-byte cells, 1 for 8-byte (session 15: a thread per 1 / 2 / 4
-      // cells, 7-point f32 61 / 77 / 92 % of copy, f64 93 / 92 / 92).
+      // cells, 7-point f32 61 / 77 / 92 % of copy, f64 93 / 92 / 92). Session 24, an H200, 7-point,
+      // 16 steps one step per pass (8 for 640^3: 4 steps), ms, a thread per cells / the runs
+      // kernel with one level in 1 row a thread (2 rows, 4 rows):
+      //   n = 256   f32 0.762 / 0.833   f64 1.430 / 1.402
+      //   n = 384   f32 2.342 / 2.183 (2.260, 2.628)   f64 4.575 / 4.258 (4.240, 4.680)
+      //   n = 512   f32 5.516 / 5.165 (5.275, 5.617)   f64 10.73 / 10.53 (10.43, 11.34)
+      //   n = 640   f32 2.643 / 2.619   f64 5.231 / 5.049
+      // (ncu, 512^3 f32: a thread per cells L2 94 % busy, DRAM 57 %; the runs kernel L2 84 %, DRAM
+      // 63 %: the H200's DRAM outruns its L2 more than the H100's, and the runs read each cell
+      // from L2 once, their halos aside), so 2 takes the runs kernel with one level for radius 1
+      // where it applies (256^3, 9 % slower for f32, is left to the temporally blocked passes of
+      // steps > 1, which grids of 64 MiB and more take).
       {"stencil.plane_sweep",
        "CUDA 3D, one step per pass: 1 the plane sweep (register queue along z), 0 a thread per cells "
        "(stencil.cells), 3 the plane sweep on Hopper's bulk tensor copy (compute capability 9.0; elsewhere, or "
-       "grids it does not apply to, 1), 2 the bulk sweep for radius 2 or more where it applies, else the register "
-       "sweep for f32 of radius 2 or more, else a thread per cells",
-       0, 3, Shape::any, {{"cuda/*", 2}}},
+       "grids it does not apply to, 1), 4 the temporal blocking's runs kernel with one level (radius 1 where the "
+       "grids allow the runs, else 2's choice), 2 that for radius 1 where it applies, the bulk sweep for radius 2 "
+       "or more where it applies, else the register sweep for f32 of radius 2 or more, else a thread per cells",
+       0, 4, Shape::any, {{"cuda/*", 2}}},
       // The bulk sweep's shape (same runs, ms): 8 rows against 16 above (two blocks an SM, each
       // waiting at its own barrier, against one: ncu on 16 rows, 25-point f32: 25 % occupancy,
       // DRAM 45 %, L2 57 %, SM 51 %: latency); three blocks (80 registers) 4.97 / 8.96 ms at
@@ -136,7 +148,8 @@ const std::vector<ParamSpec>& stencil_params() {
       //   4      3.26 / 6.79*    3.15 / 6.61*    3.23 / 6.50*
       // (*: a build whose ring took a plane into the wrong slot, the same work; where both ran
       // they agree within 1 %), so 1 row (1024 threads, at most 64 registers: 2 steps need
-      // 56-62) at 2 steps a pass.
+      // 56-62) at 2 steps a pass. One level (stencil.plane_sweep above) also takes this many rows:
+      // 1 best for f32, 2 within 1 % for f64.
       {"stencil.tb_rows",
        "CUDA temporal blocking: rows of 16-byte runs a thread holds (1, 2 or 4; kernels/cuda/stencil_tblock.cu); 0: "
        "the tile kernel, a cell a thread",
