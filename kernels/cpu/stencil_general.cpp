@@ -45,8 +45,17 @@ struct RingRows {
 };
 
 template <int R, bool k3D, class T, class Source>
-void Rows(const Source& rows, T* HWY_RESTRICT dst, const GeneralStencil<T>& s, std::int64_t z0, std::int64_t z1,
-          std::int64_t y0, std::int64_t y1) {
+void Rows(const Source& rows, T* HWY_RESTRICT dst, const GeneralStencil<T>& stencil, std::int64_t z0,
+          std::int64_t z1, std::int64_t y0, std::int64_t y1) {
+  // Radius 1 and 2: the coefficients and faces in a local copy. Read through the reference, GCC
+  // re-broadcast every coefficient (and re-tested the source) after each store to the output,
+  // which it could not tell apart from them. Measured (AVX2 Zen VM, 64^3 x 100, one thread, ms,
+  // two alternating rounds, reference / copy): 7-point anisotropic f32 10.4 / 9.2, f64 16.9 /
+  // 15.2; 13-point Neumann f32 29.4 / 26.3, f64 40.5 / 35.9; 19-point Neumann f32 49.5 / 45.2,
+  // f64 67.6 / 71.5; 25-point periodic f32 71.9 / 71.2, f64 91.1 / 95.6 (radius 3 and 4 keep
+  // the reference: register pressure; bench/RESULTS.md session 24).
+  const GeneralStencil<T> local = stencil;
+  const GeneralStencil<T>& s = R <= 2 ? local : stencil;
   const hn::ScalableTag<T> d;
   const std::int64_t N = static_cast<std::int64_t>(hn::Lanes(d));
   const std::int64_t nx = s.nx, ny = s.ny;
