@@ -1,11 +1,12 @@
 // stencil: `steps` Jacobi steps, one launch each, ping-ponging between u and a scratch grid kept
 // in the queue; each launch writes every cell (boundary copied), so after an odd number of steps one
 // device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep; its
-// z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM) or a
-// thread per stencil.cells cells along x. 3D 7-point with steps > 1 on a grid beyond the L2:
-// temporally blocked passes (below; stencil.time_block, stencil.tb_rows). Every case but the
-// isotropic all-Dirichlet one without a source takes stencil_general
-// (kernels/cuda/stencil_general.cu).
+// z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM), a
+// thread per stencil.cells cells along x, or for radius 1 the runs kernel of the temporal
+// blocking with one level (its z chunks from plan/stencil_chunks.hpp, as its blocked passes').
+// 3D 7-point with steps > 1 on a grid beyond the L2: temporally blocked passes (below;
+// stencil.time_block, stencil.tb_rows). Every case but the isotropic all-Dirichlet one without a
+// source takes stencil_general (kernels/cuda/stencil_general.cu).
 #include <algorithm>
 #include <utility>
 
@@ -20,9 +21,10 @@ std::int64_t CudaBackend::tblock_runs_chunk(std::size_t elem, int levels, int ro
                                             std::int64_t ny, std::int64_t nz) {
   const StencilRunsTiling t = stencil3d_tblock_runs_tiling(levels, rows, elem, nx, ny);
   const int row_index = rows == 4 ? 2 : rows - 1;
-  if (t.xy_tiles == 0 || row_index < 0 || row_index > 2) 
+  if (t.xy_tiles == 0 || row_index < 0 || row_index > 2)
     throw InvalidArgument("cuda: stencil: stencil.tb_rows must be 1, 2 or 4");
-  std::atomic<int>& cached = runs_resident_[static_cast<std::size_t>(((elem == 8 ? 1 : 0) * 4 + levels - 1) * 3 + row_index)];
+  const int slot = ((elem == 8 ? 1 : 0) * 4 + levels - 1) * 3 + row_index;
+  std::atomic<int>& cached = runs_resident_[static_cast<std::size_t>(slot)];
   int resident = cached.load(std::memory_order_relaxed);
   if (resident == 0) {
     TESSERA_CUDA_CHECK(stencil3d_tblock_runs_resident(levels, rows, elem, &resident));
