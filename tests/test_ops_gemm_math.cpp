@@ -287,6 +287,14 @@ TEST_CASE("gemm math modes: 16-byte aligned operands (the copy engine's shapes o
   Case c{1000, 700, 3000, Trans::N, Trans::N, 1.0f, 0.5f, false};
   c.pad = 0;
   run_case(c, 990, 2000, true);
+  // More rows of the K-major operand (A for N N, B for N T) than 1 MiB holds at k = 292: with
+  // gemm.tf32_round_mb=1 (ctest cuda.gemm_wgmma_round_chunked) tf32 rounds it in chunks of 768
+  // rows, each chunk's products on their own launch; sampled, the corners and both chunks.
+  for (Trans tb : {Trans::N, Trans::T}) {
+    Case r{1100, 900, 292, Trans::N, tb, -0.5f, 0.25f, false};
+    r.pad = 4;
+    run_case(r, tb == Trans::N ? 995 : 997, 3000, true);
+  }
 }
 
 TEST_CASE("gemm math modes: per queue and per call, f64 ignores the queue's mode") {

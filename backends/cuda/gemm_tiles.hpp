@@ -57,7 +57,8 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batc
 // its wide Q tile is not mostly empty: a product with few rows of Q (the conv layer's Winograd
 // products with K = 64 filters fill a quarter of a 256-row tile) runs faster on mma.sync's tiles,
 // which fit it (64 wide along n). wgmma's rate over mma.sync's on full tiles, measured at n =
-// 4096 (H100, bench/RESULTS.md session 13): tf32 0.657 against 1.588 ms, tf32x3 1.565 against 2.809.
+// 4096 (bench/RESULTS.md): tf32 0.451 against 1.602 ms (H200, session 25: its operand rounded
+// before the products), tf32x3 1.565 against 2.809 (H100, session 13).
 inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const float* B) const {
 #ifdef TESSERA_CUDA_SM90A
   const int forced = tune_.get("gemm.tf32_kernel");
@@ -70,7 +71,7 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
   const std::int64_t tiles = ((p + kGemmWgmmaTileM - 1) / kGemmWgmmaTileM) * ((q + bn - 1) / bn) * s.batch;
   if (tiles < sm_count()) return false;
   auto fill = [q](std::int64_t tile) { return static_cast<double>(q) / static_cast<double>((q + tile - 1) / tile * tile); };
-  const double speedup = s.math == MathMode::tf32 ? 1.588 / 0.657 : 2.809 / 1.565;
+  const double speedup = s.math == MathMode::tf32 ? 1.602 / 0.451 : 2.809 / 1.565;
   const std::int64_t mma_tile = swap ? Tf32GemmTile<>::BM : Tf32GemmTile<true>::BN;  // along Q's rows
   return speedup * fill(bn) >= fill(mma_tile);
 #else
@@ -79,9 +80,9 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
 #endif
 }
 
-// The per-queue workspace of split-k's parts.
+// The per-queue workspaces: split-k's parts, tf32's rounded operand (gemm.tf32_round_mb).
 struct CudaBackend::GemmState {
-  DeviceBuffer parts;
+  DeviceBuffer parts, rounded;
   static GemmState& of(CudaQueue& q) {
     if (!q.state.gemm) q.state.gemm = std::make_shared<GemmState>();
     return *q.state.gemm;
@@ -96,7 +97,12 @@ void CudaBackend::enqueue_gemm(QueueImpl& q, GemmProblem& s, T alpha, const T* A
 #ifdef TESSERA_CUDA_SM90A  // gemm_wgmma.cu is built
   if constexpr (sizeof(T) == 4) {
     if (use_wgmma(s, A, B)) {
-      TESSERA_CUDA_CHECK(launch_gemm_wgmma(s, alpha, A, B, beta, C, stream));
+      const auto mb = static_cast<std::size_t>(tune_.get("gemm.tf32_round_mb"));
+      const WgmmaRoundPlan plan = gemm_wgmma_round_plan(s, mb << 20);
+      float* W = plan.rows > 0
+                     ? static_cast<float*>(GemmState::of(queue_of(q)).rounded.ensure(gemm_wgmma_round_bytes(s, plan)))
+                     : nullptr;
+      TESSERA_CUDA_CHECK(launch_gemm_wgmma(s, alpha, A, B, beta, C, plan, W, stream));
       return;
     }
   }

@@ -15,9 +15,13 @@
 // Rounding (the contract: inputs rounded to nearest TF32, ties away): P is rounded (and split
 // into hi + lo for tf32x3) in registers as gemm_tf32.cuh does. Q must be rounded before the tensor
 // cores read it (they drop its low 13 bits: truncation, measured: 4.2e-4 max error against 2.5e-4),
-// and for tf32x3 its lo part written beside it. Two ways, one per mode (WgCfg), each measured
-// faster for its mode on an H100 (bench/RESULTS.md, session 13):
-//   tf32 (Q_TMA): the copy engine brings Q too; warps 1-3 round each Q tile in place.
+// and for tf32x3 its lo part written beside it. One way per mode (WgCfg):
+//   tf32 (Q_TMA): Q rounded beforehand into a per-queue workspace (round_q_kernel, a pass at
+//     copy speed), in chunks of its rows that fit the workspace, and the copy engine brings the
+//     rounded tiles. Rounding each tile in shared memory (warps 1-3 of the load warpgroup, the
+//     fallback where not even one tile row of Q fits the workspace) takes the shared-memory
+//     bandwidth the products need: 0.670 against 0.416 ms at n = 4096 on an H200 (bench/RESULTS.md,
+//     session 25).
 //   tf32x3: the load warpgroup reads Q into registers, rounds and splits it, and stores hi and
 //     lo (the copy engine's write and the pass's read of shared memory saved: the three products
 //     already load it most).
@@ -27,6 +31,7 @@
 // full -> empty (both math warpgroups done with the stage). Edges: the copy engine zero-fills
 // outside the matrices, the loaders likewise (so K needs no multiple of 32), the epilogue stores
 // only inside C.
+#include <algorithm>
 #include <climits>
 
 #include "kernels/cuda/gemm_async.cuh"
@@ -111,7 +116,8 @@ __device__ __forceinline__ void tma_tile(void* dst, const CUtensorMap* map, int 
   sm90::tma_load_3d(dst, map, c0, c1, static_cast<int>(blockIdx.z), bar);
 }
 
-template <bool SPLIT, bool P_KMAJOR, bool SWAP>
+// Q_ROUNDED (tf32): the copy engine's Q tiles are already rounded (round_q_kernel).
+template <bool SPLIT, bool P_KMAJOR, bool SWAP, bool Q_ROUNDED>
 __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_constant__ CUtensorMap p_map,
                                                                  const __grid_constant__ CUtensorMap q_map, WgArgs s) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -165,13 +171,15 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
           tma_tile(q_tile(st), &q_map, t * kBK, q0, &landed[st]);
           copy_p(t, st, &landed[st]);
         }
-      } else if (tid >= 32) {  // warps 1-3: Q rounded in place
+      } else if (tid >= 32) {  // warps 1-3: Q rounded in place, unless it was beforehand
         for (int t = 0; t < tiles; ++t) {
           const int st = t % S;
           sm90::mbar_wait(&landed[st], (t / S) & 1);
-          float4* q = reinterpret_cast<float4*>(q_tile(st));
-          for (int i = tid - 32; i < BN * kBK / 4; i += 96) q[i] = tf32_round(q[i]);
-          sm90::fence_proxy_async();  // the stores, before wgmma reads them
+          if constexpr (!Q_ROUNDED) {
+            float4* q = reinterpret_cast<float4*>(q_tile(st));
+            for (int i = tid - 32; i < BN * kBK / 4; i += 96) q[i] = tf32_round(q[i]);
+            sm90::fence_proxy_async();  // the stores, before wgmma reads them
+          }
           sm90::mbar_arrive(&full[st]);
         }
       }
@@ -318,6 +326,29 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
 #endif
 }
 
+// Q's rows [0, rows) of `batch` matrices (leading dimension ldq, stride_q apart) rounded to TF32
+// into W: each matrix rows x ldw (ldw = k rounded up to 4, so rows stay 16-byte aligned for the
+// copy engine; the padding is never read), one after the other.
+__global__ void round_q_kernel(const float* __restrict__ Q, std::int64_t ldq, std::int64_t stride_q, int rows, int k,
+                               float* __restrict__ W, std::int64_t ldw) {
+  const int k4 = (k + 3) / 4;
+  const std::int64_t per = static_cast<std::int64_t>(rows) * k4;
+  const float* q = Q + blockIdx.y * stride_q;
+  float* w = W + blockIdx.y * ldw * rows;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < per;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / k4;
+    const int c = static_cast<int>(i - r * k4) * 4;
+    const float* src = q + r * ldq + c;
+    float4 v;
+    if (c + 4 <= k)  // ldq % 4 == 0 and Q 16-byte aligned (tma_ok)
+      v = __ldg(reinterpret_cast<const float4*>(src));
+    else  // a row's last chunk: nothing read past k (it may be the allocation's end)
+      v = make_float4(__ldg(src), c + 1 < k ? __ldg(src + 1) : 0.f, c + 2 < k ? __ldg(src + 2) : 0.f, 0.f);
+    *reinterpret_cast<float4*>(w + r * ldw + c) = tf32_round(v);
+  }
+}
+
 // batch rows x inner f32 matrices (leading dimension ld, `stride` elements apart; one matrix:
 // stride ignored) in boxes of 32 (inner) x box_rows x 1, 128-byte swizzle.
 bool encode(CUtensorMap& map, const float* base, std::int64_t inner, std::int64_t rows, std::int64_t ld,
@@ -337,10 +368,10 @@ bool encode(CUtensorMap& map, const float* base, std::int64_t inner, std::int64_
 
 bool tma_ok(const float* p, std::int64_t ld) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
-template <bool SPLIT, bool P_KMAJOR, bool SWAP>
+template <bool SPLIT, bool P_KMAJOR, bool SWAP, bool Q_ROUNDED>
 cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, std::int64_t batch,
                    cudaStream_t stream) {
-  auto kernel = gemm_wgmma_kernel<SPLIT, P_KMAJOR, SWAP>;
+  auto kernel = gemm_wgmma_kernel<SPLIT, P_KMAJOR, SWAP, Q_ROUNDED>;
   constexpr int smem = WgCfg<SPLIT>::SMEM_BYTES;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
     return e;
@@ -352,12 +383,12 @@ cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, 
   return cudaGetLastError();
 }
 
-template <bool SPLIT>
-cudaError_t launch_split(bool p_kmajor, bool swap, const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a,
+template <bool SPLIT, bool Q_ROUNDED>
+cudaError_t launch_roles(bool p_kmajor, bool swap, const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a,
                          std::int64_t batch, cudaStream_t stream) {
-  if (swap) return launch<SPLIT, false, true>(p, q, a, batch, stream);  // P = B^T is never K-major
-  return p_kmajor ? launch<SPLIT, true, false>(p, q, a, batch, stream)
-                  : launch<SPLIT, false, false>(p, q, a, batch, stream);
+  if (swap) return launch<SPLIT, false, true, Q_ROUNDED>(p, q, a, batch, stream);  // P = B^T is never K-major
+  return p_kmajor ? launch<SPLIT, true, false, Q_ROUNDED>(p, q, a, batch, stream)
+                  : launch<SPLIT, false, false, Q_ROUNDED>(p, q, a, batch, stream);
 }
 
 }  // namespace
@@ -370,8 +401,29 @@ bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B) {
   return tma_ok(A, s.lda) && tma_ok(B, s.ldb) && tensor_map_encoder() != nullptr;
 }
 
+WgmmaRoundPlan gemm_wgmma_round_plan(const GemmProblem& s, std::size_t workspace_bytes) {
+  WgmmaRoundPlan plan;
+  if (s.math != MathMode::tf32 || s.k == 0) return plan;
+  const std::int64_t nq = gemm_wgmma_swaps(s) ? s.m : s.n;
+  const std::int64_t row_bytes = (s.k + 3) / 4 * 4 * static_cast<std::int64_t>(sizeof(float));
+  const std::int64_t budget = static_cast<std::int64_t>(std::min<std::size_t>(workspace_bytes, INT64_MAX));
+  if (nq * row_bytes <= budget) {  // whole matrices, as many of the batch as fit
+    plan.rows = nq;
+    plan.batch = std::min<std::int64_t>({s.batch, budget / (nq * row_bytes), 65535});
+  } else {  // one matrix at a time, in whole tiles' rows of Q
+    const std::int64_t tile = gemm_wgmma_tile_n(s.math);
+    plan.rows = budget / row_bytes / tile * tile;
+    plan.batch = plan.rows > 0 ? 1 : 0;
+  }
+  return plan;
+}
+
+std::size_t gemm_wgmma_round_bytes(const GemmProblem& s, const WgmmaRoundPlan& plan) {
+  return static_cast<std::size_t>(plan.batch * plan.rows * ((s.k + 3) / 4 * 4)) * sizeof(float);
+}
+
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
-                              cudaStream_t stream) {
+                              const WgmmaRoundPlan& plan, float* workspace, cudaStream_t stream) {
   const bool swap = gemm_wgmma_swaps(s);  // Q = A, P = B^T, D = C^T
   WgArgs a;
   a.mp = static_cast<int>(swap ? s.n : s.m);
@@ -386,18 +438,47 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
   a.stride_q = s.batch > 1 ? (swap ? s.stride_a : s.stride_b) : 0;
   a.stride_c = s.batch > 1 ? s.stride_c : 0;
   const std::int64_t nb = s.batch, stride_p = swap ? s.stride_b : s.stride_a;
+  const float* P = swap ? B : A;
+  // P's copy for the matrices [b0, b0 + count) of the batch.
+  auto encode_p = [&](CUtensorMap& p, std::int64_t b0, std::int64_t count, bool& p_kmajor) {
+    const float* base = P + b0 * stride_p;
+    p_kmajor = false;
+    if (swap) return encode(p, base, s.n, s.k, s.ldb, kBK, count, stride_p);  // P = B (k x n: rows of P contiguous)
+    p_kmajor = !s.ta;  // P = op(A)
+    return p_kmajor ? encode(p, base, s.k, s.m, s.lda, kBM, count, stride_p)
+                    : encode(p, base, s.m, s.k, s.lda, kBK, count, stride_p);
+  };
   CUtensorMap p{}, q{};  // q: Q's copy (tf32 only, WgCfg::Q_TMA)
-  bool ok = s.math == MathMode::tf32x3 || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math), nb, a.stride_q);
   bool p_kmajor = false;
-  if (swap) {  // P = B (k x n: rows of P contiguous)
-    ok = ok && encode(p, B, s.n, s.k, s.ldb, kBK, nb, stride_p);
-  } else {  // P = op(A)
-    p_kmajor = !s.ta;
-    ok = ok && (p_kmajor ? encode(p, A, s.k, s.m, s.lda, kBM, nb, stride_p) : encode(p, A, s.m, s.k, s.lda, kBK, nb, stride_p));
+  if (s.math == MathMode::tf32 && plan.rows > 0 && workspace != nullptr) {
+    // Chunks of Q's rows (or of the batch), each rounded into the workspace, then its products:
+    // the kernel sees Q = the chunk, C's columns (rows where D = C^T) from the chunk's first on.
+    const std::int64_t ldw = (s.k + 3) / 4 * 4;
+    for (std::int64_t b0 = 0; b0 < nb; b0 += plan.batch)
+      for (std::int64_t r0 = 0; r0 < a.nq; r0 += plan.rows) {
+        const std::int64_t count = std::min(plan.batch, nb - b0), rows = std::min<std::int64_t>(plan.rows, a.nq - r0);
+        const std::int64_t work = rows * (ldw / 4);
+        const dim3 g(static_cast<unsigned>(std::min<std::int64_t>((work + 255) / 256, 4096)),
+                     static_cast<unsigned>(count));
+        round_q_kernel<<<g, 256, 0, stream>>>(a.Q + b0 * a.stride_q + r0 * a.ldq, a.ldq, a.stride_q,
+                                              static_cast<int>(rows), a.k, workspace, ldw);
+        if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+        if (!encode(q, workspace, s.k, rows, ldw, gemm_wgmma_tile_n(s.math), count, rows * ldw) ||
+            !encode_p(p, b0, count, p_kmajor))
+          return cudaErrorInvalidValue;
+        WgArgs c = a;
+        c.nq = static_cast<int>(rows);
+        c.C = C + b0 * s.stride_c + (swap ? r0 * s.ldc : r0);
+        if (cudaError_t e = launch_roles<false, true>(p_kmajor, swap, p, q, c, count, stream); e != cudaSuccess)
+          return e;
+      }
+    return cudaSuccess;
   }
+  bool ok = s.math == MathMode::tf32x3 || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math), nb, a.stride_q);
+  ok = ok && encode_p(p, 0, nb, p_kmajor);
   if (!ok) return cudaErrorInvalidValue;
-  return s.math == MathMode::tf32x3 ? launch_split<true>(p_kmajor, swap, p, q, a, nb, stream)
-                                    : launch_split<false>(p_kmajor, swap, p, q, a, nb, stream);
+  return s.math == MathMode::tf32x3 ? launch_roles<true, false>(p_kmajor, swap, p, q, a, nb, stream)
+                                    : launch_roles<false, false>(p_kmajor, swap, p, q, a, nb, stream);
 }
 
 }  // namespace tessera::cuda

@@ -316,8 +316,16 @@ cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T
 // aligned and both leading dimensions multiples of 4 (the copy engine's rule).
 // A batch's strides must keep every matrix 16-byte aligned.
 bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B);
+// tf32: Q (the K-major operand, below) rounded to TF32 before the products, into a workspace, in
+// chunks of `rows` of Q's rows of `batch` matrices each (gemm_wgmma.cu says why). rows == 0: each
+// tile rounded in shared memory instead (tf32x3, or a workspace too small for one tile's rows).
+struct WgmmaRoundPlan {
+  std::int64_t rows = 0, batch = 0;
+};
+WgmmaRoundPlan gemm_wgmma_round_plan(const GemmProblem& s, std::size_t workspace_bytes);
+std::size_t gemm_wgmma_round_bytes(const GemmProblem& s, const WgmmaRoundPlan& plan);
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
-                              cudaStream_t stream);
+                              const WgmmaRoundPlan& plan, float* workspace, cudaStream_t stream);
 // The roles (gemm_wgmma.cu): Q, the K-major operand, is op(B) stored n x k when op(B) = B^T,
 // else A (and C is computed transposed); P is the other. Block tile: 128 rows of P x
 // gemm_wgmma_tile_n rows of Q.
