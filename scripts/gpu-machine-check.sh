@@ -52,9 +52,9 @@ fi
 
 # Choices forced on cuda:0 (TESSERA_TUNE), each over the tests it changes: the gemm grid's
 # (plan/gemm_grid.hpp's model): every gemm, trsm update and Winograd product split into 3 parts
-# (f32 also computed as C^T), then neither; tf32 on the wgmma kernel wherever it applies, its
-# operand rounded through a 1 MiB workspace (in chunks of rows or of the batch) and in shared
-# memory (gemm.tf32_round_mb=0); the temporally blocked 7-point stencil on every test
+# (f32 also computed as C^T), then neither; tf32 / tf32x3 on the wgmma kernel wherever it
+# applies, its operand rounded (and split) through a 1 MiB workspace (in chunks of rows or of the
+# batch) and in the kernel (gemm.tf32_round_mb=0); the temporally blocked 7-point stencil on every test
 # grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0); the runs
 # kernel with one level as every one-step pass.
 if want forced; then

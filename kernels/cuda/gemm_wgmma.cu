@@ -15,13 +15,14 @@
 // Rounding (the contract: inputs rounded to nearest TF32, ties away): P is rounded (and split
 // into hi + lo for tf32x3) in registers as gemm_tf32.cuh does. Q must be rounded before the tensor
 // cores read it (they drop its low 13 bits: truncation, measured: 4.2e-4 max error against 2.5e-4),
-// and for tf32x3 its lo part written beside it. One way per mode (WgCfg):
-//   tf32 (Q_TMA): Q rounded beforehand into a per-queue workspace (round_q_kernel, a pass at
-//     copy speed), in chunks of its rows that fit the workspace, and the copy engine brings the
-//     rounded tiles. Rounding each tile in shared memory (warps 1-3 of the load warpgroup, the
-//     fallback where not even one tile row of Q fits the workspace) takes the shared-memory
-//     bandwidth the products need: 0.670 against 0.416 ms at n = 4096 on an H200 (bench/RESULTS.md,
-//     session 25).
+// and for tf32x3 its lo part written beside it. By default both modes round (tf32x3: and split)
+// Q beforehand into a per-queue workspace (round_q_kernel, a pass at copy speed), in chunks of
+// its rows that fit the workspace, and the copy engine brings every tile (Q_ROUNDED). Rounding in
+// the kernel instead (where not even one tile's rows fit the workspace, or gemm.tf32_round_mb=0),
+// one way per mode (WgCfg):
+//   tf32 (Q_TMA): the copy engine brings Q; warps 1-3 round each tile in place. That pass takes
+//     the shared-memory bandwidth the products need: 0.670 against 0.416 ms at n = 4096 on an
+//     H200 (bench/RESULTS.md, session 25).
 //   tf32x3: the load warpgroup reads Q into registers, rounds and splits it, and stores hi and
 //     lo (the copy engine's write and the pass's read of shared memory saved: the three products
 //     already load it most).
@@ -116,10 +117,12 @@ __device__ __forceinline__ void tma_tile(void* dst, const CUtensorMap* map, int 
   sm90::tma_load_3d(dst, map, c0, c1, static_cast<int>(blockIdx.z), bar);
 }
 
-// Q_ROUNDED (tf32): the copy engine's Q tiles are already rounded (round_q_kernel).
+// Q_ROUNDED: Q was rounded (and for tf32x3 split: its lo parts through lo_map) beforehand
+// (round_q_kernel); the copy engine brings every tile, completing on `full` directly.
 template <bool SPLIT, bool P_KMAJOR, bool SWAP, bool Q_ROUNDED>
 __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_constant__ CUtensorMap p_map,
-                                                                 const __grid_constant__ CUtensorMap q_map, WgArgs s) {
+                                                                 const __grid_constant__ CUtensorMap q_map,
+                                                                 const __grid_constant__ CUtensorMap lo_map, WgArgs s) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Cfg = WgCfg<SPLIT>;
   constexpr int S = Cfg::STAGES, BN = Cfg::BN, ACC = Cfg::ACC;
@@ -140,8 +143,9 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
   if (tid == 0) {
     for (int st = 0; st < S; ++st) {
       sm90::mbar_init(&landed[st], 1);
-      // Q_TMA: warps 1-3 after rounding; else P's copy (with its bytes) and the 128 loaders.
-      sm90::mbar_init(&full[st], Cfg::Q_TMA ? 96 : 1 + 128);
+      // Q_ROUNDED: the copies (with their bytes); Q_TMA: warps 1-3 after rounding; else P's
+      // copy (with its bytes) and the 128 loaders.
+      sm90::mbar_init(&full[st], Q_ROUNDED ? 1 : (Cfg::Q_TMA ? 96 : 1 + 128));
       sm90::mbar_init(&empty[st], 256);
     }
     sm90::mbar_init_fence();
@@ -162,7 +166,17 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
 
   if (wg == 0) {
     sm90::setmaxnreg_dec<Cfg::LOAD_REGS>();
-    if constexpr (Cfg::Q_TMA) {
+    if constexpr (Q_ROUNDED) {
+      if (tid == 0)  // every copy
+        for (int t = 0; t < tiles; ++t) {
+          const int st = t % S;
+          sm90::mbar_wait(&empty[st], ((t / S) & 1) ^ 1);
+          sm90::mbar_arrive_expect_tx(&full[st], Cfg::Q_BYTES + Cfg::LO_BYTES + Cfg::P_BYTES);
+          tma_tile(q_tile(st), &q_map, t * kBK, q0, &full[st]);
+          if constexpr (SPLIT) tma_tile(lo_tile(st), &lo_map, t * kBK, q0, &full[st]);
+          copy_p(t, st, &full[st]);
+        }
+    } else if constexpr (Cfg::Q_TMA) {
       if (tid == 0) {  // both copies
         for (int t = 0; t < tiles; ++t) {
           const int st = t % S;
@@ -171,15 +185,13 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
           tma_tile(q_tile(st), &q_map, t * kBK, q0, &landed[st]);
           copy_p(t, st, &landed[st]);
         }
-      } else if (tid >= 32) {  // warps 1-3: Q rounded in place, unless it was beforehand
+      } else if (tid >= 32) {  // warps 1-3: Q rounded in place
         for (int t = 0; t < tiles; ++t) {
           const int st = t % S;
           sm90::mbar_wait(&landed[st], (t / S) & 1);
-          if constexpr (!Q_ROUNDED) {
-            float4* q = reinterpret_cast<float4*>(q_tile(st));
-            for (int i = tid - 32; i < BN * kBK / 4; i += 96) q[i] = tf32_round(q[i]);
-            sm90::fence_proxy_async();  // the stores, before wgmma reads them
-          }
+          float4* q = reinterpret_cast<float4*>(q_tile(st));
+          for (int i = tid - 32; i < BN * kBK / 4; i += 96) q[i] = tf32_round(q[i]);
+          sm90::fence_proxy_async();  // the stores, before wgmma reads them
           sm90::mbar_arrive(&full[st]);
         }
       }
@@ -328,9 +340,10 @@ __global__ __launch_bounds__(kThreads, 1) void gemm_wgmma_kernel(const __grid_co
 
 // Q's rows [0, rows) of `batch` matrices (leading dimension ldq, stride_q apart) rounded to TF32
 // into W: each matrix rows x ldw (ldw = k rounded up to 4, so rows stay 16-byte aligned for the
-// copy engine; the padding is never read), one after the other.
+// copy engine; the padding is never read), one after the other; lo (tf32x3, else null) alike:
+// each value less its rounded part, rounded (the split gemm_tf32.cuh makes in registers).
 __global__ void round_q_kernel(const float* __restrict__ Q, std::int64_t ldq, std::int64_t stride_q, int rows, int k,
-                               float* __restrict__ W, std::int64_t ldw) {
+                               float* __restrict__ W, std::int64_t ldw, float* __restrict__ lo) {
   const int k4 = (k + 3) / 4;
   const std::int64_t per = static_cast<std::int64_t>(rows) * k4;
   const float* q = Q + blockIdx.y * stride_q;
@@ -345,7 +358,11 @@ __global__ void round_q_kernel(const float* __restrict__ Q, std::int64_t ldq, st
       v = __ldg(reinterpret_cast<const float4*>(src));
     else  // a row's last chunk: nothing read past k (it may be the allocation's end)
       v = make_float4(__ldg(src), c + 1 < k ? __ldg(src + 1) : 0.f, c + 2 < k ? __ldg(src + 2) : 0.f, 0.f);
-    *reinterpret_cast<float4*>(w + r * ldw + c) = tf32_round(v);
+    const float4 h = tf32_round(v);
+    *reinterpret_cast<float4*>(w + r * ldw + c) = h;
+    if (lo)  // tf32x3: the rest, rounded too
+      *reinterpret_cast<float4*>(lo + blockIdx.y * ldw * rows + r * ldw + c) =
+          tf32_round(make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w));
   }
 }
 
@@ -369,8 +386,8 @@ bool encode(CUtensorMap& map, const float* base, std::int64_t inner, std::int64_
 bool tma_ok(const float* p, std::int64_t ld) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
 template <bool SPLIT, bool P_KMAJOR, bool SWAP, bool Q_ROUNDED>
-cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, std::int64_t batch,
-                   cudaStream_t stream) {
+cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const CUtensorMap& lo, const WgArgs& a,
+                   std::int64_t batch, cudaStream_t stream) {
   auto kernel = gemm_wgmma_kernel<SPLIT, P_KMAJOR, SWAP, Q_ROUNDED>;
   constexpr int smem = WgCfg<SPLIT>::SMEM_BYTES;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
@@ -379,16 +396,16 @@ cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a, 
   const dim3 grid(static_cast<unsigned>((a.nq + BN - 1) / BN), static_cast<unsigned>((a.mp + kBM - 1) / kBM),
                   static_cast<unsigned>(batch));
   if (grid.y > 65535u || batch < 1 || batch > 65535) return cudaErrorInvalidConfiguration;
-  kernel<<<grid, kThreads, smem, stream>>>(p, q, a);
+  kernel<<<grid, kThreads, smem, stream>>>(p, q, lo, a);
   return cudaGetLastError();
 }
 
 template <bool SPLIT, bool Q_ROUNDED>
-cudaError_t launch_roles(bool p_kmajor, bool swap, const CUtensorMap& p, const CUtensorMap& q, const WgArgs& a,
-                         std::int64_t batch, cudaStream_t stream) {
-  if (swap) return launch<SPLIT, false, true, Q_ROUNDED>(p, q, a, batch, stream);  // P = B^T is never K-major
-  return p_kmajor ? launch<SPLIT, true, false, Q_ROUNDED>(p, q, a, batch, stream)
-                  : launch<SPLIT, false, false, Q_ROUNDED>(p, q, a, batch, stream);
+cudaError_t launch_roles(bool p_kmajor, bool swap, const CUtensorMap& p, const CUtensorMap& q, const CUtensorMap& lo,
+                         const WgArgs& a, std::int64_t batch, cudaStream_t stream) {
+  if (swap) return launch<SPLIT, false, true, Q_ROUNDED>(p, q, lo, a, batch, stream);  // P = B^T is never K-major
+  return p_kmajor ? launch<SPLIT, true, false, Q_ROUNDED>(p, q, lo, a, batch, stream)
+                  : launch<SPLIT, false, false, Q_ROUNDED>(p, q, lo, a, batch, stream);
 }
 
 }  // namespace
@@ -403,9 +420,10 @@ bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B) {
 
 WgmmaRoundPlan gemm_wgmma_round_plan(const GemmProblem& s, std::size_t workspace_bytes) {
   WgmmaRoundPlan plan;
-  if (s.math != MathMode::tf32 || s.k == 0) return plan;
+  if (s.math == MathMode::exact || s.k == 0) return plan;
   const std::int64_t nq = gemm_wgmma_swaps(s) ? s.m : s.n;
-  const std::int64_t row_bytes = (s.k + 3) / 4 * 4 * static_cast<std::int64_t>(sizeof(float));
+  const std::int64_t parts = s.math == MathMode::tf32x3 ? 2 : 1;  // tf32x3: hi and lo
+  const std::int64_t row_bytes = parts * ((s.k + 3) / 4 * 4) * static_cast<std::int64_t>(sizeof(float));
   const std::int64_t budget = static_cast<std::int64_t>(std::min<std::size_t>(workspace_bytes, INT64_MAX));
   if (nq * row_bytes <= budget) {  // whole matrices, as many of the batch as fit
     plan.rows = nq;
@@ -419,7 +437,8 @@ WgmmaRoundPlan gemm_wgmma_round_plan(const GemmProblem& s, std::size_t workspace
 }
 
 std::size_t gemm_wgmma_round_bytes(const GemmProblem& s, const WgmmaRoundPlan& plan) {
-  return static_cast<std::size_t>(plan.batch * plan.rows * ((s.k + 3) / 4 * 4)) * sizeof(float);
+  const std::int64_t parts = s.math == MathMode::tf32x3 ? 2 : 1;
+  return static_cast<std::size_t>(parts * plan.batch * plan.rows * ((s.k + 3) / 4 * 4)) * sizeof(float);
 }
 
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
@@ -439,6 +458,7 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
   a.stride_c = s.batch > 1 ? s.stride_c : 0;
   const std::int64_t nb = s.batch, stride_p = swap ? s.stride_b : s.stride_a;
   const float* P = swap ? B : A;
+  const bool split = s.math == MathMode::tf32x3;
   // P's copy for the matrices [b0, b0 + count) of the batch.
   auto encode_p = [&](CUtensorMap& p, std::int64_t b0, std::int64_t count, bool& p_kmajor) {
     const float* base = P + b0 * stride_p;
@@ -448,9 +468,9 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
     return p_kmajor ? encode(p, base, s.k, s.m, s.lda, kBM, count, stride_p)
                     : encode(p, base, s.m, s.k, s.lda, kBK, count, stride_p);
   };
-  CUtensorMap p{}, q{};  // q: Q's copy (tf32 only, WgCfg::Q_TMA)
+  CUtensorMap p{}, q{}, lo{};  // q: Q's copy (tf32, or where Q was rounded beforehand); lo: tf32x3's
   bool p_kmajor = false;
-  if (s.math == MathMode::tf32 && plan.rows > 0 && workspace != nullptr) {
+  if (plan.rows > 0 && workspace != nullptr) {
     // Chunks of Q's rows (or of the batch), each rounded into the workspace, then its products:
     // the kernel sees Q = the chunk, C's columns (rows where D = C^T) from the chunk's first on.
     const std::int64_t ldw = (s.k + 3) / 4 * 4;
@@ -460,25 +480,28 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
         const std::int64_t work = rows * (ldw / 4);
         const dim3 g(static_cast<unsigned>(std::min<std::int64_t>((work + 255) / 256, 4096)),
                      static_cast<unsigned>(count));
+        float* w_lo = split ? workspace + count * rows * ldw : nullptr;
         round_q_kernel<<<g, 256, 0, stream>>>(a.Q + b0 * a.stride_q + r0 * a.ldq, a.ldq, a.stride_q,
-                                              static_cast<int>(rows), a.k, workspace, ldw);
+                                              static_cast<int>(rows), a.k, workspace, ldw, w_lo);
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-        if (!encode(q, workspace, s.k, rows, ldw, gemm_wgmma_tile_n(s.math), count, rows * ldw) ||
-            !encode_p(p, b0, count, p_kmajor))
+        const int box = gemm_wgmma_tile_n(s.math);
+        if (!encode(q, workspace, s.k, rows, ldw, box, count, rows * ldw) ||
+            (split && !encode(lo, w_lo, s.k, rows, ldw, box, count, rows * ldw)) || !encode_p(p, b0, count, p_kmajor))
           return cudaErrorInvalidValue;
         WgArgs c = a;
         c.nq = static_cast<int>(rows);
         c.C = C + b0 * s.stride_c + (swap ? r0 * s.ldc : r0);
-        if (cudaError_t e = launch_roles<false, true>(p_kmajor, swap, p, q, c, count, stream); e != cudaSuccess)
-          return e;
+        const cudaError_t e = split ? launch_roles<true, true>(p_kmajor, swap, p, q, lo, c, count, stream)
+                                    : launch_roles<false, true>(p_kmajor, swap, p, q, lo, c, count, stream);
+        if (e != cudaSuccess) return e;
       }
     return cudaSuccess;
   }
-  bool ok = s.math == MathMode::tf32x3 || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math), nb, a.stride_q);
+  bool ok = split || encode(q, a.Q, s.k, a.nq, a.ldq, gemm_wgmma_tile_n(s.math), nb, a.stride_q);
   ok = ok && encode_p(p, 0, nb, p_kmajor);
   if (!ok) return cudaErrorInvalidValue;
-  return s.math == MathMode::tf32x3 ? launch_roles<true, false>(p_kmajor, swap, p, q, a, nb, stream)
-                                    : launch_roles<false, false>(p_kmajor, swap, p, q, a, nb, stream);
+  return split ? launch_roles<true, false>(p_kmajor, swap, p, q, lo, a, nb, stream)
+               : launch_roles<false, false>(p_kmajor, swap, p, q, lo, a, nb, stream);
 }
 
 }  // namespace tessera::cuda

@@ -316,9 +316,10 @@ cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T
 // aligned and both leading dimensions multiples of 4 (the copy engine's rule).
 // A batch's strides must keep every matrix 16-byte aligned.
 bool gemm_wgmma_applies(const GemmProblem& s, const float* A, const float* B);
-// tf32: Q (the K-major operand, below) rounded to TF32 before the products, into a workspace, in
-// chunks of `rows` of Q's rows of `batch` matrices each (gemm_wgmma.cu says why). rows == 0: each
-// tile rounded in shared memory instead (tf32x3, or a workspace too small for one tile's rows).
+// Q (the K-major operand, below) rounded to TF32 (tf32x3: and split into hi and lo) before the
+// products, into a workspace, in chunks of `rows` of Q's rows of `batch` matrices each
+// (gemm_wgmma.cu says why). rows == 0: rounded in the kernel instead (a workspace too small for
+// one tile's rows).
 struct WgmmaRoundPlan {
   std::int64_t rows = 0, batch = 0;
 };

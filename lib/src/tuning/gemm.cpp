@@ -46,12 +46,14 @@ const std::vector<ParamSpec>& gemm_params() {
        "CUDA f32 under tf32/tf32x3: -1 wgmma where it applies and its tiles fill the SMs (compute capability 9.0), "
        "else mma.sync; 0 mma.sync; 1 wgmma wherever it applies",
        -1, 1, Shape::any, {{"cuda/*", -1}}},
-      // tf32 on wgmma rounds its shared-memory operand before the products (a pass at copy speed)
-      // rather than in shared memory, whose bandwidth the products need (gemm_wgmma.cu): 64 MB
-      // holds a 4096 x 4096 operand whole; larger ones go in chunks of rows. 0: in shared memory.
+      // tf32 / tf32x3 on wgmma round (tf32x3: and split) their shared-memory operand before the
+      // products (a pass at copy speed) rather than in the kernel, where the pass takes the
+      // shared-memory bandwidth or the load warps the products need (gemm_wgmma.cu): 64 MB holds a
+      // 4096 x 4096 operand whole in tf32 (half of it split in tf32x3); larger ones go in chunks
+      // of rows. 0: in the kernel.
       {"gemm.tf32_round_mb",
-       "CUDA f32 tf32 on wgmma: MB of per-queue workspace for the operand rounded before the products "
-       "(in chunks of its rows); 0 rounds it in shared memory",
+       "CUDA f32 tf32/tf32x3 on wgmma: MB of per-queue workspace for the operand rounded (and split) before "
+       "the products, in chunks of its rows; 0 rounds it in the kernel",
        0, 1 << 20, Shape::any, {{"cuda/*", 64}}},
       // A fork/join costs a few microseconds, i.e. ~1 MFLOP of one core's FMA throughput. Also
       // the cpu device's trsm updates and conv_layer (a GEMM over im2col columns).
