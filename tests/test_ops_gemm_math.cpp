@@ -288,8 +288,9 @@ TEST_CASE("gemm math modes: 16-byte aligned operands (the copy engine's shapes o
   c.pad = 0;
   run_case(c, 990, 2000, true);
   // More rows of the K-major operand (A for N N, B for N T) than 1 MiB holds at k = 292: with
-  // gemm.tf32_round_mb=1 (ctest cuda.gemm_wgmma_round_chunked) tf32 rounds it in chunks of 768
-  // rows, each chunk's products on their own launch; sampled, the corners and both chunks.
+  // gemm.tf32_round_mb=1 (ctest cuda.gemm_wgmma_round_mb_1) tf32 rounds it in chunks of 768 rows
+  // and tf32x3 (hi and lo) in chunks of 384, each chunk's products on their own launch; sampled,
+  // the corners and every chunk.
   for (Trans tb : {Trans::N, Trans::T}) {
     Case r{1100, 900, 292, Trans::N, tb, -0.5f, 0.25f, false};
     r.pad = 4;

@@ -80,7 +80,7 @@ inline bool CudaBackend::use_wgmma(const GemmProblem& s, const float* A, const f
 #endif
 }
 
-// The per-queue workspaces: split-k's parts, tf32's rounded operand (gemm.tf32_round_mb).
+// The per-queue workspaces: split-k's parts, tf32's and tf32x3's rounded operand (gemm.tf32_round_mb).
 struct CudaBackend::GemmState {
   DeviceBuffer parts, rounded;
   static GemmState& of(CudaQueue& q) {
