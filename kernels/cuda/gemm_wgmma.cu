@@ -385,6 +385,11 @@ bool encode(CUtensorMap& map, const float* base, std::int64_t inner, std::int64_
 
 bool tma_ok(const float* p, std::int64_t ld) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
+// The rounded operand's workspace: rows of k rounded up to 4 floats (16-byte rows for the copy
+// engine), one set of them for tf32, two for tf32x3 (hi, then lo).
+std::int64_t workspace_ld(const GemmProblem& s) { return (s.k + 3) / 4 * 4; }
+std::int64_t workspace_parts(const GemmProblem& s) { return s.math == MathMode::tf32x3 ? 2 : 1; }
+
 template <bool SPLIT, bool P_KMAJOR, bool SWAP, bool Q_ROUNDED>
 cudaError_t launch(const CUtensorMap& p, const CUtensorMap& q, const CUtensorMap& lo, const WgArgs& a,
                    std::int64_t batch, cudaStream_t stream) {
@@ -422,8 +427,7 @@ WgmmaRoundPlan gemm_wgmma_round_plan(const GemmProblem& s, std::size_t workspace
   WgmmaRoundPlan plan;
   if (s.math == MathMode::exact || s.k == 0) return plan;
   const std::int64_t nq = gemm_wgmma_swaps(s) ? s.m : s.n;
-  const std::int64_t parts = s.math == MathMode::tf32x3 ? 2 : 1;  // tf32x3: hi and lo
-  const std::int64_t row_bytes = parts * ((s.k + 3) / 4 * 4) * static_cast<std::int64_t>(sizeof(float));
+  const std::int64_t row_bytes = workspace_parts(s) * workspace_ld(s) * static_cast<std::int64_t>(sizeof(float));
   const std::int64_t budget = static_cast<std::int64_t>(std::min<std::size_t>(workspace_bytes, INT64_MAX));
   if (nq * row_bytes <= budget) {  // whole matrices, as many of the batch as fit
     plan.rows = nq;
@@ -437,8 +441,7 @@ WgmmaRoundPlan gemm_wgmma_round_plan(const GemmProblem& s, std::size_t workspace
 }
 
 std::size_t gemm_wgmma_round_bytes(const GemmProblem& s, const WgmmaRoundPlan& plan) {
-  const std::int64_t parts = s.math == MathMode::tf32x3 ? 2 : 1;
-  return static_cast<std::size_t>(parts * plan.batch * plan.rows * ((s.k + 3) / 4 * 4)) * sizeof(float);
+  return static_cast<std::size_t>(workspace_parts(s) * plan.batch * plan.rows * workspace_ld(s)) * sizeof(float);
 }
 
 cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A, const float* B, float beta, float* C,
@@ -473,7 +476,7 @@ cudaError_t launch_gemm_wgmma(const GemmProblem& s, float alpha, const float* A,
   if (plan.rows > 0 && workspace != nullptr) {
     // Chunks of Q's rows (or of the batch), each rounded into the workspace, then its products:
     // the kernel sees Q = the chunk, C's columns (rows where D = C^T) from the chunk's first on.
-    const std::int64_t ldw = (s.k + 3) / 4 * 4;
+    const std::int64_t ldw = workspace_ld(s);
     for (std::int64_t b0 = 0; b0 < nb; b0 += plan.batch)
       for (std::int64_t r0 = 0; r0 < a.nq; r0 += plan.rows) {
         const std::int64_t count = std::min(plan.batch, nb - b0), rows = std::min<std::int64_t>(plan.rows, a.nq - r0);
