@@ -1,7 +1,8 @@
 // Convolutions: conv2d picks the compile-time-K kernel for K = 3, 5, 7, constant memory for the
 // filter up to K = 32, a shared tile up to K = 65, and a direct kernel beyond; conv_layer is
-// Winograd's F(m x m, 3 x 3) for 3 x 3 filters with stride 1 (winograd_tile decides), else an
-// implicit GEMM whose (c, r, s) offset table lives in the queue's scratch.
+// Winograd's F(m x m, 3 x 3) for 3 x 3 filters with stride 1 (winograd_tile decides) or, under
+// tf32 / tf32x3, the direct sum on the tensor cores (conv_direct_tc decides), else an implicit
+// GEMM whose (c, r, s) offset table lives in the queue's scratch.
 #include <algorithm>
 #include <climits>
 #include <mutex>
@@ -17,7 +18,8 @@ namespace tessera::cuda {
 // A queue's table for the conv layer: (c, r, s) -> offset of the implicit im2col.
 struct CudaBackend::ConvState {
   DeviceBuffer table;
-  DeviceBuffer winograd;  // U, then V and M of one chunk of images (conv_winograd)
+  DeviceBuffer winograd;   // U, then V and M of one chunk of images (conv_winograd)
+  DeviceBuffer fragments;  // the filter in the tensor cores' fragment order (conv3x3_direct_tc)
 
   static ConvState& of(CudaQueue& q) {
     if (!q.state.conv) q.state.conv = std::make_shared<ConvState>();
@@ -80,6 +82,28 @@ int CudaBackend::winograd_tile(const ConvLayerShape& s, MathMode math) const {
     case 1: return 2;
     case 2: return 4;
     default: return s.C >= 16 && s.K >= 16 ? (math == MathMode::tf32 ? 2 : 4) : 0;
+  }
+}
+
+// tf32 / tf32x3 on a 3 x 3 stride-1 layer: the direct sum on the tensor cores, every tap's operand
+// formed from one halo tile in shared memory (kernels/cuda/conv_direct_tc.cu), or Winograd.
+// Per output pixel the direct kernel does 9 C K multiply-adds; Winograd F(2 x 2) 4 C K, but it
+// also writes and reads its transformed input and products, 8 (C + K) floats: the direct sum wins
+// where C K / (C + K) is small. Measured on an H200 (bench/RESULTS.md, session 26), tf32: at
+// C K / (C + K) = 32 (N32 C64 56^2 K64) the direct kernel took 0.45x Winograd's time, at 128
+// (N32 C256 14^2 K256) 1.45x; the crossover, interpolated in the log, is near 80. tf32x3's three
+// products per step cost the direct kernel more than they cost Winograd's fewer products:
+// 1.11x F(4 x 4)'s time at 32, so it runs only where asked (conv_layer.direct_tc = 1).
+bool CudaBackend::conv_direct_tc(const ConvLayerShape& s, MathMode math) const {
+  if (math == MathMode::exact || !conv3x3_direct_tc_applies(s)) return false;
+  switch (tune_.get("conv_layer.direct_tc")) {
+    case 0: return false;
+    case 1: return true;
+    default: {
+      constexpr double kTf32Crossover = 80.0;
+      const double intensity = static_cast<double>(s.C) * s.K / static_cast<double>(s.C + s.K);
+      return math == MathMode::tf32 && intensity <= kTf32Crossover;
+    }
   }
 }
 
@@ -182,6 +206,16 @@ void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView
   if (s.N * s.K * s.P * s.Q == 0) return;
   if (sizeof(T) != 4) math = MathMode::exact;  // lib/ passes exact for f64 already
   const cudaStream_t stream = stream_of(q);
+  if constexpr (sizeof(T) == 4) {
+    if (conv_direct_tc(s, math)) {
+      auto* frags = static_cast<float*>(
+          ConvState::of(queue_of(q)).fragments.ensure(static_cast<std::size_t>(conv3x3_direct_tc_workspace(s, math))));
+      TESSERA_CUDA_CHECK(launch_conv3x3_direct_tc(s, math, static_cast<const float*>(in.data),
+                                                  static_cast<const float*>(filter.data), static_cast<float*>(out.data),
+                                                  frags, stream));
+      return;
+    }
+  }
   if (const int m = s.C > 0 ? winograd_tile(s, math) : 0) {
     conv_winograd<T>(q, s, m, math, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),
                      static_cast<T*>(out.data));

@@ -177,6 +177,8 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // conv.cpp: the conv layer's algorithm, the Winograd tile m (2 or 4) or 0 for the implicit
   // GEMM; and the Winograd path itself.
   int winograd_tile(const ConvLayerShape& s, MathMode math) const;
+  // Whether an f32 layer under tf32 / tf32x3 runs the direct tensor-core kernel.
+  bool conv_direct_tc(const ConvLayerShape& s, MathMode math) const;
   template <class T>
   void conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, MathMode math, const T* in, const T* filter,
                      T* out);

@@ -480,6 +480,15 @@ template <class T>
 cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
                               T* out, int2* table, cudaStream_t stream);
 
+// The conv layer with 3 x 3 filters and stride 1 summed directly on the TF32 tensor cores, f32
+// under MathMode::tf32 / tf32x3 (kernels/cuda/conv_direct_tc.cu): a halo tile of the input in
+// shared memory serves all nine taps. workspace: conv3x3_direct_tc_workspace(s, math) bytes, the
+// filter rearranged into the tensor cores' fragment order (written by the launch, stream order).
+bool conv3x3_direct_tc_applies(const ConvLayerShape& s);
+std::int64_t conv3x3_direct_tc_workspace(const ConvLayerShape& s, MathMode math);
+cudaError_t launch_conv3x3_direct_tc(const ConvLayerShape& s, MathMode math, const float* in, const float* filter,
+                                     float* out, float* workspace, cudaStream_t stream);
+
 // The conv layer as Winograd's F(m x m, 3 x 3), m = 2 or 4 (kernels/cuda/conv_winograd.cu;
 // transforms: tessera/winograd.hpp), for 3 x 3 filters with stride 1: the transforms around a
 // batched GEMM that the caller launches: a^2 products (a = m + 2) with inner dimension C, either

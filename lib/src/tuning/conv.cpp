@@ -22,6 +22,12 @@ const std::vector<ParamSpec>& conv_params() {
        "CUDA conv_layer, 3 x 3 filters with stride 1: -1 Winograd where C and K are >= 16 (F(4 x 4, 3 x 3); "
        "F(2 x 2, 3 x 3) under tf32), else the implicit GEMM; 0 the implicit GEMM; 1 F(2 x 2, 3 x 3); 2 F(4 x 4, 3 x 3)",
        -1, 2, Shape::any, {{"cuda/*", -1}}},
+      // Under tf32 / tf32x3 a 3 x 3 stride-1 layer can skip Winograd's passes through memory
+      // (kernels/cuda/conv_direct_tc.cu); CudaBackend::conv_direct_tc holds the policy.
+      {"conv_layer.direct_tc",
+       "CUDA conv_layer, f32 3 x 3 stride-1 layers under tf32 / tf32x3: -1 the direct tensor-core kernel where "
+       "the policy picks it, 0 never, 1 wherever it applies",
+       -1, 1, Shape::any, {{"cuda/*", -1}}},
       // The transformed input and products of a chunk of images (the filters' once): larger
       // batches run in chunks of images, so the workspace stays bounded.
       {"conv_layer.winograd_mb", "CUDA conv_layer: MiB of Winograd workspace per chunk of images", 1, 1 << 20,

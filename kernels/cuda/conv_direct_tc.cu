@@ -1,0 +1,321 @@
+// conv_layer with 3 x 3 filters and stride 1 on the TF32 tensor cores, summed directly (no
+// im2col, no Winograd): MathMode::tf32 and tf32x3 (contract in types.hpp), f32, NCHW.
+//
+// Why: Winograd's transforms are passes through memory (F(2 x 2) under tf32 writes and reads V
+// and M, 4x the input and output: on N32 C64 56^2 K64 they are most of the call), and the
+// implicit GEMM's im2col gather copies every input element nine times, one 4-byte copy each.
+// Here a block keeps a halo tile of the input in shared memory and forms all nine taps' operands
+// from it by address offsets: each input element crosses from L2 once per block (1.4x for the
+// halo), and the only passes through memory are the input read and the output written.
+//
+// The GEMM view: out(k, pixel) = sum over (tap, c) of filter(k, c, tap) in(c, pixel + tap).
+// A block computes kBM output channels x a kTH x kTW tile of output pixels of one image, in
+// chunks of kCC = 8 input channels (a cp.async pipeline stage holds two under tf32, one under
+// tf32x3, whose hi and lo parts double the bytes); per chunk and tap, one
+// m16n8k8 k-step over the chunk's 8 channels. Within a k-step the channel order is permuted,
+// k slot t <-> channel 2t, slot t + 4 <-> channel 2t + 1, so that a lane's two B values (slots
+// t and t + 4, pixel g) are channels 2t and 2t + 1 of one pixel: adjacent in the halo's
+// [row][column][channel] layout, one 8-byte load; a warp's B fragment is 8 pixels x 32 bytes
+// contiguous (conflict-free). The filter is rearranged beforehand (filter_fragments_kernel)
+// into the fragments' register order, rounded to TF32 (and split hi / lo for tf32x3), so that a
+// lane's A fragment is one 16-byte load. The halo is rounded (split) in shared memory once per
+// stage by the threads that copied it, not at each of its nine reads.
+// Fragment layouts (PTX ISA, m16n8k8 .tf32; g = lane / 4, t = lane % 4): as gemm_tf32.cuh.
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cuda/gemm_tf32.cuh"
+
+namespace tessera::cuda {
+
+namespace {
+
+constexpr int kBM = 64;             // output channels per block: 4 m16 fragments
+constexpr int kTH = 8, kTW = 16;    // output pixels per block: 8 rows of 16 (16 n8 fragments)
+constexpr int kCC = 8;              // input channels per chunk: one m16n8k8 k-step per tap
+constexpr int kHH = kTH + 2, kHW = kTW + 2;
+constexpr int kPixels = kHH * kHW;  // of the halo tile (180)
+constexpr int kThreads = 256;       // 8 warps: 2 (32 channels each) x 4 (2 pixel rows each)
+constexpr int kHalo = kPixels * kCC;              // floats of one chunk's halo tile (1440)
+constexpr int kFrag = 9 * (kBM / 16) * 32 * 4;    // floats of one chunk's filter fragments (4608)
+constexpr int kFragPasses = (kFrag / 4 + kThreads - 1) / kThreads;
+// The halo copies: a warp copies 8 pixels x 4 channels per instruction (lane = pixel + 8 x
+// channel): rows of 32 bytes of 4 channel planes from global memory, and in shared memory
+// (pixel stride 8 floats) 16 distinct banks, 2-way conflicts; lanes along pixels alone would
+// hit 4 banks (8-way).
+constexpr int kPixelGroups = (kPixels + 7) / 8;                   // 23
+constexpr int kGroupPasses = (kPixelGroups + kThreads / 32 - 1) / (kThreads / 32);  // 3
+
+// Per stage SUB consecutive chunks (the pipeline's fixed costs per stage amortised over more
+// products), each PARTS x (fragments, halo): tf32 2 chunks of 24 KB, tf32x3 (hi and lo of
+// both operands) 1 chunk of 48 KB; 2 stages; 2 blocks an SM (128 registers a thread, 97 KB).
+template <bool SPLIT>
+struct DirectCfg {
+  static constexpr int STAGES = 2;
+  static constexpr int MIN_BLOCKS = 2;
+  static constexpr int SUB = SPLIT ? 1 : 2;
+  // The taps' loop unrolled by rows (tf32) or not at all (tf32x3): fully unrolled, the hoisted
+  // loads spill past 128 registers.
+  static constexpr int TAP_UNROLL = SPLIT ? 1 : 3;
+  static constexpr int PARTS = SPLIT ? 2 : 1;  // hi, lo
+  static constexpr int CHUNK = PARTS * (kFrag + kHalo);
+  static constexpr int STAGE = SUB * CHUNK;
+  static constexpr int SMEM_BYTES = STAGES * STAGE * 4;
+};
+
+// frags[((kb * chunks + cb) * PARTS + part) * kFrag + ((tap * 4 + mf) * 32 + lane) * 4 + v]:
+// A(row, slot) of m fragment mf of filter block kb, channel chunk cb, in the order a0..a3 =
+// (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), slot t <-> channel 2t, t + 4 <-> 2t + 1;
+// rounded to TF32 (part 0) and the rest rounded (part 1, tf32x3); 0 past K and C.
+template <bool SPLIT>
+__global__ void filter_fragments_kernel(std::int64_t K, std::int64_t C, const float* __restrict__ filter,
+                                        float* __restrict__ frags) {
+  constexpr int PARTS = SPLIT ? 2 : 1;
+  const std::int64_t chunks = (C + kCC - 1) / kCC;
+  const std::int64_t total = (K + kBM - 1) / kBM * chunks * kFrag;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const int v = static_cast<int>(i % 4), lane = static_cast<int>(i / 4 % 32);
+    const int mf = static_cast<int>(i / 128 % 4), tap = static_cast<int>(i / 512 % 9);
+    const std::int64_t slab = i / kFrag, kb = slab / chunks, cb = slab % chunks;
+    const int g = lane / 4, t = lane % 4;
+    const std::int64_t k = kb * kBM + mf * 16 + g + 8 * (v & 1);
+    const std::int64_t c = cb * kCC + 2 * t + (v >> 1);
+    const float x = k < K && c < C ? filter[(k * C + c) * 9 + tap] : 0.f;
+    unsigned hi, lo = 0;
+    tf32_split<SPLIT>(x, hi, lo);
+    float* out = frags + slab * PARTS * kFrag + i % kFrag;
+    out[0] = __uint_as_float(hi);
+    if constexpr (SPLIT) out[kFrag] = __uint_as_float(lo);
+  }
+}
+
+template <bool SPLIT>
+__global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x3_direct_tc_kernel(
+    ConvLayerShape s, const float* __restrict__ in, const float* __restrict__ frags, float* __restrict__ out) {
+  using Cfg = DirectCfg<SPLIT>;
+  extern __shared__ __align__(16) unsigned char direct_smem[];
+  float* smem = reinterpret_cast<float*>(direct_smem);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int wm = warp / 4, wn = warp % 4;  // channels 32 wm.., pixel rows 2 wn, 2 wn + 1
+
+  const std::int64_t tiles_x = (s.Q + kTW - 1) / kTW, tiles_y = (s.P + kTH - 1) / kTH;
+  const std::int64_t n = blockIdx.x / (tiles_x * tiles_y);
+  const int ty = static_cast<int>(blockIdx.x / tiles_x % tiles_y), tx = static_cast<int>(blockIdx.x % tiles_x);
+  const int y0 = ty * kTH, x0 = tx * kTW;  // the tile's first output pixel
+  const int kb = blockIdx.y;
+  const int H = static_cast<int>(s.H), W = static_cast<int>(s.W), C = static_cast<int>(s.C);
+  const int chunks = (C + kCC - 1) / kCC;
+  const std::int64_t HW = s.H * s.W;
+  const float* image = in + n * s.C * HW;
+  const float* block_frags = frags + static_cast<std::int64_t>(kb) * chunks * Cfg::PARTS * kFrag;
+
+  // This thread's halo pixels (8 (warp + 8 pass) + lane % 8, while < kPixels) and channels
+  // (lane / 8 and lane / 8 + 4 of each chunk): the pixels' offsets in the image, -1 outside it.
+  int pix_src[kGroupPasses];
+#pragma unroll
+  for (int p = 0; p < kGroupPasses; ++p) {
+    const int px = 8 * (warp + 8 * p) + lane % 8;
+    const int iy = y0 - static_cast<int>(s.pad_h) + px / kHW, ix = x0 - static_cast<int>(s.pad_w) + px % kHW;
+    pix_src[p] = px < kPixels && iy >= 0 && iy < H && ix >= 0 && ix < W ? iy * W + ix : -1;
+  }
+  auto my_pixel = [&](int p) { return 8 * (warp + 8 * p) + lane % 8; };
+
+  // Chunk `chunk` into sub-block `sub` of stage `stage`: its filter fragments (16-byte copies)
+  // and its halo tile (4-byte copies, zero-filled outside the image and past C).
+  auto load = [&](int chunk, int stage, int sub) {
+    float* blk = smem + stage * Cfg::STAGE + sub * Cfg::CHUNK;
+    const float* src = block_frags + static_cast<std::int64_t>(chunk) * Cfg::PARTS * kFrag;
+#pragma unroll
+    for (int part = 0; part < Cfg::PARTS; ++part) {
+      const unsigned dst = smem_u32(blk + part * kFrag);
+#pragma unroll
+      for (int p = 0; p < kFragPasses; ++p) {
+        const int e = tid + p * kThreads;
+        if (kFrag % (4 * kThreads) == 0 || e < kFrag / 4) cp_async_all<16>(dst + e * 16, src + part * kFrag + 4 * e);
+      }
+    }
+    const unsigned halo = smem_u32(blk + Cfg::PARTS * kFrag);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int cc = lane / 8 + 4 * h, c = chunk * kCC + cc;
+      const float* plane = image + static_cast<std::int64_t>(c < C ? c : 0) * HW;
+#pragma unroll
+      for (int p = 0; p < kGroupPasses; ++p) {
+        const int px = my_pixel(p);
+        if (px < kPixels) {
+          const bool ok = c < C && pix_src[p] >= 0;
+          cp_async<4>(halo + (px * kCC + cc) * 4, ok ? plane + pix_src[p] : image, ok ? 4 : 0);
+        }
+      }
+    }
+  };
+  // After this thread's copies of a stage have landed: round (split) the halo elements it copied.
+  auto round_halo = [&](int stage) {
+#pragma unroll
+    for (int sub = 0; sub < Cfg::SUB; ++sub) {
+      float* hs = smem + stage * Cfg::STAGE + sub * Cfg::CHUNK + Cfg::PARTS * kFrag;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int p = 0; p < kGroupPasses; ++p) {
+          const int px = my_pixel(p);
+          if (px < kPixels) {
+            float* v = hs + px * kCC + lane / 8 + 4 * h;
+            unsigned hi, lo = 0;
+            tf32_split<SPLIT>(*v, hi, lo);
+            *v = __uint_as_float(hi);
+            if constexpr (SPLIT) v[kHalo] = __uint_as_float(lo);
+          }
+        }
+    }
+  };
+
+  float acc[2][4][4];
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+
+  // This lane's B reads: halo pixel (2 wn + j / 2 + r, 8 (j % 2) + g + s), channels 2t, 2t + 1:
+  // a warp's 8 pixels x 32 bytes are one contiguous run (conflict-free).
+  const int b_lane = (2 * wn * kHW + g) * kCC + 2 * t;
+  auto compute = [&](const float* blk) {
+    const float* hs = blk + Cfg::PARTS * kFrag;
+#pragma unroll Cfg::TAP_UNROLL
+    for (int tap = 0; tap < 9; ++tap) {
+      const int r = tap / 3, q = tap % 3;
+      unsigned ahi[2][4], alo[2][4];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int at = ((tap * 4 + 2 * wm + i) * 32 + lane) * 4;
+        const uint4 h = *reinterpret_cast<const uint4*>(blk + at);
+        ahi[i][0] = h.x, ahi[i][1] = h.y, ahi[i][2] = h.z, ahi[i][3] = h.w;
+        if constexpr (SPLIT) {
+          const uint4 l = *reinterpret_cast<const uint4*>(blk + kFrag + at);
+          alo[i][0] = l.x, alo[i][1] = l.y, alo[i][2] = l.z, alo[i][3] = l.w;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int at = b_lane + ((j / 2 + r) * kHW + 8 * (j % 2) + q) * kCC;
+        const uint2 h = *reinterpret_cast<const uint2*>(hs + at);
+        const unsigned bhi[2] = {h.x, h.y};
+        if constexpr (SPLIT) {
+          const uint2 l = *reinterpret_cast<const uint2*>(hs + kHalo + at);
+          const unsigned blo[2] = {l.x, l.y};
+#pragma unroll
+          for (int i = 0; i < 2; ++i) {
+            // As gemm_tf32.cuh: the small products first, into a fresh accumulator added in FP32.
+            float step[4] = {0.f, 0.f, 0.f, 0.f};
+            mma_tf32(step, alo[i], bhi);
+            mma_tf32(step, ahi[i], blo);
+            mma_tf32(step, ahi[i], bhi);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[i][j][e] += step[e];
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < 2; ++i) mma_tf32(acc[i][j], ahi[i], bhi);
+        }
+      }
+    }
+  };
+
+  // The cp.async pipeline over stages of SUB chunks (as gemm_async.cuh's async_pipeline, with
+  // the halo's rounding between a stage's landing and the barrier that publishes it). A stage's
+  // chunks past the last are neither loaded nor computed (the halo of a chunk partly past C is
+  // zero-filled, and its fragments are zero there).
+  const int steps = (chunks + Cfg::SUB - 1) / Cfg::SUB;
+  auto load_step = [&](int step) {
+#pragma unroll
+    for (int sub = 0; sub < Cfg::SUB; ++sub)
+      if (step * Cfg::SUB + sub < chunks) load(step * Cfg::SUB + sub, step % Cfg::STAGES, sub);
+  };
+#pragma unroll
+  for (int st = 0; st < Cfg::STAGES - 1; ++st) {
+    if (st < steps) load_step(st);
+    cp_async_commit();
+  }
+  for (int step = 0; step < steps; ++step) {
+    const int stage = step % Cfg::STAGES;
+    cp_async_wait<Cfg::STAGES - 2>();
+    round_halo(stage);
+    __syncthreads();  // the stage is everyone's; everyone is done with the one loaded next
+    if (step + Cfg::STAGES - 1 < steps) load_step(step + Cfg::STAGES - 1);
+    cp_async_commit();
+#pragma unroll
+    for (int sub = 0; sub < Cfg::SUB; ++sub)
+      if (step * Cfg::SUB + sub < chunks) compute(smem + stage * Cfg::STAGE + sub * Cfg::CHUNK);
+  }
+  cp_async_wait<0>();
+
+  // acc[i][j][2h + e]: channel kb kBM + 32 wm + 16 i + 8 h + g, pixel row y0 + 2 wn + j / 2,
+  // column x0 + 8 (j % 2) + 2t + e.
+  const std::int64_t PQ = s.P * s.Q;
+  float* o = out + n * s.K * PQ;
+  // (y, 2t) and (y, 2t + 1) adjacent and 8-byte aligned: one 8-byte store.
+  const bool pairs = s.Q % 2 == 0 && reinterpret_cast<std::uintptr_t>(out) % 8 == 0;
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const std::int64_t k = static_cast<std::int64_t>(kb) * kBM + 32 * wm + 16 * i + 8 * h + g;
+      if (k >= s.K) continue;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int y = y0 + 2 * wn + j / 2, x = x0 + 8 * (j % 2) + 2 * t;
+        if (y >= s.P || x >= s.Q) continue;
+        float* p = o + k * PQ + static_cast<std::int64_t>(y) * s.Q + x;
+        if (pairs) {
+          *reinterpret_cast<float2*>(p) = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        } else {
+          p[0] = acc[i][j][2 * h];
+          if (x + 1 < s.Q) p[1] = acc[i][j][2 * h + 1];
+        }
+      }
+    }
+}
+
+template <bool SPLIT>
+cudaError_t launch_direct(const ConvLayerShape& s, const float* in, const float* filter, float* out,
+                          float* workspace, cudaStream_t stream) {
+  using Cfg = DirectCfg<SPLIT>;
+  const std::int64_t k_blocks = (s.K + kBM - 1) / kBM;
+  const std::int64_t pixel_blocks = s.N * ((s.P + kTH - 1) / kTH) * ((s.Q + kTW - 1) / kTW);
+  if (k_blocks > 65535 || pixel_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  const std::int64_t frag_elems = conv3x3_direct_tc_workspace(s, SPLIT ? MathMode::tf32x3 : MathMode::tf32) / 4;
+  filter_fragments_kernel<SPLIT><<<static_cast<unsigned>(std::min<std::int64_t>(blocks_for(frag_elems, 256), 4096)),
+                                   256, 0, stream>>>(s.K, s.C, filter, workspace);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  auto kernel = conv3x3_direct_tc_kernel<SPLIT>;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+      e != cudaSuccess)
+    return e;
+  kernel<<<dim3(static_cast<unsigned>(pixel_blocks), static_cast<unsigned>(k_blocks)), kThreads, Cfg::SMEM_BYTES,
+           stream>>>(s, in, workspace, out);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+bool conv3x3_direct_tc_applies(const ConvLayerShape& s) {
+  return s.R == 3 && s.S == 3 && s.stride_h == 1 && s.stride_w == 1 && s.C > 0 &&
+         s.C * s.H * s.W < (std::int64_t{1} << 31) && s.H < (1 << 30) && s.W < (1 << 30);
+}
+
+std::int64_t conv3x3_direct_tc_workspace(const ConvLayerShape& s, MathMode math) {
+  const std::int64_t chunks = (s.C + kCC - 1) / kCC, k_blocks = (s.K + kBM - 1) / kBM;
+  return k_blocks * chunks * (math == MathMode::tf32x3 ? 2 : 1) * kFrag * static_cast<std::int64_t>(sizeof(float));
+}
+
+cudaError_t launch_conv3x3_direct_tc(const ConvLayerShape& s, MathMode math, const float* in, const float* filter,
+                                     float* out, float* workspace, cudaStream_t stream) {
+  return math == MathMode::tf32x3 ? launch_direct<true>(s, in, filter, out, workspace, stream)
+                                  : launch_direct<false>(s, in, filter, out, workspace, stream);
+}
+
+}  // namespace tessera::cuda
