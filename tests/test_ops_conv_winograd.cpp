@@ -141,7 +141,8 @@ TEST_CASE_TEMPLATE("conv_layer: 3x3 stride-1 layers (Winograd's shapes) within t
       {2, 16, 9, 11, 128, 1},  // K fills the GEMM's row tiles: CUDA's products K x T (else T x K)
       {1, 20, 7, 7, 200, 0},   // K = 200: 78 % of two row tiles, still K x T
       {1, 70, 37, 40, 70, 1},  // C = 70: 8-channel chunks and a rest; K past 64; 37 x 40 outputs cut
-                               // CUDA's direct tensor-core tiles (8 x 16 pixels) on both sides
+                               // CUDA's direct tensor-core tiles (16 x 16 pixels) on both sides
+      {2, 12, 4, 30, 70, 1},   // 4 x 30 outputs: the direct kernel's 32-wide tiles (tf32x3: 4 x 32)
   };
   std::uint32_t seed = 900;
   for (const WinoCase& c : cases) winograd_case<T>(c, seed += 3);

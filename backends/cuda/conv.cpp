@@ -86,23 +86,26 @@ int CudaBackend::winograd_tile(const ConvLayerShape& s, MathMode math) const {
 }
 
 // tf32 / tf32x3 on a 3 x 3 stride-1 layer: the direct sum on the tensor cores, every tap's operand
-// formed from one halo tile in shared memory (kernels/cuda/conv_direct_tc.cu), or Winograd.
-// Per output pixel the direct kernel does 9 C K multiply-adds; Winograd F(2 x 2) 4 C K, but it
-// also writes and reads its transformed input and products, 8 (C + K) floats: the direct sum wins
-// where C K / (C + K) is small. Measured on an H200 (bench/RESULTS.md, session 26), tf32: at
-// C K / (C + K) = 32 (N32 C64 56^2 K64) the direct kernel took 0.45x Winograd's time, at 128
-// (N32 C256 14^2 K256) 1.45x; the crossover, interpolated in the log, is near 80. tf32x3's three
-// products per step cost the direct kernel more than they cost Winograd's fewer products:
-// 1.11x F(4 x 4)'s time at 32, so it runs only where asked (conv_layer.direct_tc = 1).
+// formed from one halo tile in shared memory (kernels/cuda/conv_direct_tc.cu), or else Winograd
+// (C and K >= 16) or the implicit GEMM. Per output pixel the direct kernel does 9 C K
+// multiply-adds; Winograd F(2 x 2) 4 C K, but it also writes and reads its transformed input and
+// products, 8 (C + K) floats; the implicit GEMM gathers each input element nine times, by 4-byte
+// copies. The direct sum wins where C K / (C + K) is small. Measured on an H200 (bench/RESULTS.md,
+// session 26), the direct kernel's time over the other path's at C K / (C + K) =
+//   2.9 (N32 C3 224^2 K64, implicit GEMM), 32 (C = K = 64, 56^2), 64 (128, 28^2), 128 (256, 14^2),
+//   154 (the book's 13^2 layer), 256 (512, 7^2):
+//   tf32 0.36x, 0.44x, 0.72x, 1.55x, 1.87x, 2.7x: the crossover near 80;
+//   tf32x3 0.54x, 1.2x, 2.2x, 2.4x, 4.1x, 3.2x (its three products per step cost the direct sum
+//   more than Winograd's fewer products): near 16.
 bool CudaBackend::conv_direct_tc(const ConvLayerShape& s, MathMode math) const {
   if (math == MathMode::exact || !conv3x3_direct_tc_applies(s)) return false;
   switch (tune_.get("conv_layer.direct_tc")) {
     case 0: return false;
     case 1: return true;
     default: {
-      constexpr double kTf32Crossover = 80.0;
-      const double intensity = static_cast<double>(s.C) * s.K / static_cast<double>(s.C + s.K);
-      return math == MathMode::tf32 && intensity <= kTf32Crossover;
+      if (tune_.get("conv_layer.winograd") != -1) return false;  // an algorithm forced
+      const double crossover = math == MathMode::tf32 ? 80.0 : 16.0;
+      return static_cast<double>(s.C) * s.K / static_cast<double>(s.C + s.K) <= crossover;
     }
   }
 }

@@ -30,37 +30,39 @@ namespace tessera::cuda {
 
 namespace {
 
-constexpr int kBM = 64;             // output channels per block: 4 m16 fragments
-constexpr int kTH = 8, kTW = 16;    // output pixels per block: 8 rows of 16 (16 n8 fragments)
-constexpr int kCC = 8;              // input channels per chunk: one m16n8k8 k-step per tap
-constexpr int kHH = kTH + 2, kHW = kTW + 2;
-constexpr int kPixels = kHH * kHW;  // of the halo tile (180)
-constexpr int kThreads = 256;       // 8 warps: 2 (32 channels each) x 4 (2 pixel rows each)
-constexpr int kHalo = kPixels * kCC;              // floats of one chunk's halo tile (1440)
-constexpr int kFrag = 9 * (kBM / 16) * 32 * 4;    // floats of one chunk's filter fragments (4608)
+constexpr int kBM = 64;           // output channels per block: 4 m16 fragments
+constexpr int kCC = 8;            // input channels per chunk: one m16n8k8 k-step per tap
+constexpr int kThreads = 256;     // 8 warps
+constexpr int kFrag = 9 * (kBM / 16) * 32 * 4;  // floats of one chunk's filter fragments (4608)
 constexpr int kFragPasses = (kFrag / 4 + kThreads - 1) / kThreads;
-// The halo copies: a warp copies 8 pixels x 4 channels per instruction (lane = pixel + 8 x
-// channel): rows of 32 bytes of 4 channel planes from global memory, and in shared memory
-// (pixel stride 8 floats) 16 distinct banks, 2-way conflicts; lanes along pixels alone would
-// hit 4 banks (8-way).
-constexpr int kPixelGroups = (kPixels + 7) / 8;                   // 23
-constexpr int kGroupPasses = (kPixelGroups + kThreads / 32 - 1) / (kThreads / 32);  // 3
 
-// Per stage SUB consecutive chunks (the pipeline's fixed costs per stage amortised over more
-// products), each PARTS x (fragments, halo): tf32 2 chunks of 24 KB, tf32x3 (hi and lo of
-// both operands) 1 chunk of 48 KB; 2 stages; 2 blocks an SM (128 registers a thread, 97 KB).
-template <bool SPLIT>
+// A warp computes MT m16 fragments (16 MT output channels) x 32 pixels (4 n8 fragments) of a
+// block's kBM channels x PX pixels, a TH x TW tile of one image. tf32: one warp across all 64
+// channels (MT = 4: each B fragment feeds 4 products, each A fragment 4: 1.5 shared-memory
+// wavefronts a product, against 2 with MT = 2), 256 pixels; tf32x3 (hi and lo of both operands
+// in registers) MT = 2, two warps across the channels, 128 pixels. TW = 16 or 32, whichever
+// wastes fewer pixels on the layer (conv3x3_direct_tc_width). Stages: tf32 3 of 29 KB, tf32x3 2
+// of 48-50 KB (two blocks an SM; 128 registers a thread).
+template <bool SPLIT, int TW_>
 struct DirectCfg {
-  static constexpr int STAGES = 2;
+  static constexpr int WARPS_M = SPLIT ? 2 : 1, MT = 4 / WARPS_M, WARPS_N = 8 / WARPS_M;
+  static constexpr int PX = 32 * WARPS_N, TW = TW_, TH = PX / TW;
+  static constexpr int HH = TH + 2, HW = TW + 2, PIXELS = HH * HW;
+  static constexpr int HALO = PIXELS * kCC;  // floats of one chunk's halo tile
+  static constexpr int PARTS = SPLIT ? 2 : 1;  // hi, lo
+  static constexpr int STAGES = SPLIT ? 2 : 3;
   static constexpr int MIN_BLOCKS = 2;
-  static constexpr int SUB = SPLIT ? 1 : 2;
+  static constexpr int CHUNK = PARTS * (kFrag + HALO);
+  static constexpr int SMEM_BYTES = STAGES * CHUNK * 4;
+  // The halo copies: a warp copies 8 pixels x 4 channels per instruction (lane = pixel + 8 x
+  // channel): rows of 32 bytes of 4 channel planes from global memory, and in shared memory
+  // (pixel stride 8 floats) 16 distinct banks, 2-way conflicts; lanes along pixels alone would
+  // hit 4 banks (8-way).
+  static constexpr int GROUP_PASSES = ((PIXELS + 7) / 8 + kThreads / 32 - 1) / (kThreads / 32);
   // The taps' loop unrolled by rows (tf32) or not at all (tf32x3): fully unrolled, the hoisted
   // loads spill past 128 registers.
   static constexpr int TAP_UNROLL = SPLIT ? 1 : 3;
-  static constexpr int PARTS = SPLIT ? 2 : 1;  // hi, lo
-  static constexpr int CHUNK = PARTS * (kFrag + kHalo);
-  static constexpr int STAGE = SUB * CHUNK;
-  static constexpr int SMEM_BYTES = STAGES * STAGE * 4;
+  static_assert(PX % TW == 0 && TW % 8 == 0, "n8 fragments along rows");
 };
 
 // frags[((kb * chunks + cb) * PARTS + part) * kFrag + ((tap * 4 + mf) * 32 + lane) * 4 + v]:
@@ -90,20 +92,22 @@ __global__ void filter_fragments_kernel(std::int64_t K, std::int64_t C, const fl
   }
 }
 
-template <bool SPLIT>
-__global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x3_direct_tc_kernel(
+template <bool SPLIT, int TW>
+__global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void conv3x3_direct_tc_kernel(
     ConvLayerShape s, const float* __restrict__ in, const float* __restrict__ frags, float* __restrict__ out) {
-  using Cfg = DirectCfg<SPLIT>;
+  using Cfg = DirectCfg<SPLIT, TW>;
+  constexpr int MT = Cfg::MT, HW_ = Cfg::HW;
   extern __shared__ __align__(16) unsigned char direct_smem[];
   float* smem = reinterpret_cast<float*>(direct_smem);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, t = lane % 4;
-  const int wm = warp / 4, wn = warp % 4;  // channels 32 wm.., pixel rows 2 wn, 2 wn + 1
+  // This warp's channels MT * 16 * wm.. and pixels 32 wn.. of the block (row-major in the tile).
+  const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N;
 
-  const std::int64_t tiles_x = (s.Q + kTW - 1) / kTW, tiles_y = (s.P + kTH - 1) / kTH;
+  const std::int64_t tiles_x = (s.Q + TW - 1) / TW, tiles_y = (s.P + Cfg::TH - 1) / Cfg::TH;
   const std::int64_t n = blockIdx.x / (tiles_x * tiles_y);
   const int ty = static_cast<int>(blockIdx.x / tiles_x % tiles_y), tx = static_cast<int>(blockIdx.x % tiles_x);
-  const int y0 = ty * kTH, x0 = tx * kTW;  // the tile's first output pixel
+  const int y0 = ty * Cfg::TH, x0 = tx * TW;  // the tile's first output pixel
   const int kb = blockIdx.y;
   const int H = static_cast<int>(s.H), W = static_cast<int>(s.W), C = static_cast<int>(s.C);
   const int chunks = (C + kCC - 1) / kCC;
@@ -111,21 +115,21 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x
   const float* image = in + n * s.C * HW;
   const float* block_frags = frags + static_cast<std::int64_t>(kb) * chunks * Cfg::PARTS * kFrag;
 
-  // This thread's halo pixels (8 (warp + 8 pass) + lane % 8, while < kPixels) and channels
+  // This thread's halo pixels (8 (warp + 8 pass) + lane % 8, while < PIXELS) and channels
   // (lane / 8 and lane / 8 + 4 of each chunk): the pixels' offsets in the image, -1 outside it.
-  int pix_src[kGroupPasses];
-#pragma unroll
-  for (int p = 0; p < kGroupPasses; ++p) {
-    const int px = 8 * (warp + 8 * p) + lane % 8;
-    const int iy = y0 - static_cast<int>(s.pad_h) + px / kHW, ix = x0 - static_cast<int>(s.pad_w) + px % kHW;
-    pix_src[p] = px < kPixels && iy >= 0 && iy < H && ix >= 0 && ix < W ? iy * W + ix : -1;
-  }
   auto my_pixel = [&](int p) { return 8 * (warp + 8 * p) + lane % 8; };
+  int pix_src[Cfg::GROUP_PASSES];
+#pragma unroll
+  for (int p = 0; p < Cfg::GROUP_PASSES; ++p) {
+    const int px = my_pixel(p);
+    const int iy = y0 - static_cast<int>(s.pad_h) + px / HW_, ix = x0 - static_cast<int>(s.pad_w) + px % HW_;
+    pix_src[p] = px < Cfg::PIXELS && iy >= 0 && iy < H && ix >= 0 && ix < W ? iy * W + ix : -1;
+  }
 
-  // Chunk `chunk` into sub-block `sub` of stage `stage`: its filter fragments (16-byte copies)
-  // and its halo tile (4-byte copies, zero-filled outside the image and past C).
-  auto load = [&](int chunk, int stage, int sub) {
-    float* blk = smem + stage * Cfg::STAGE + sub * Cfg::CHUNK;
+  // Chunk `chunk` into stage `stage`: its filter fragments (16-byte copies) and its halo tile
+  // (4-byte copies, zero-filled outside the image and past C).
+  auto load = [&](int chunk, int stage) {
+    float* blk = smem + stage * Cfg::CHUNK;
     const float* src = block_frags + static_cast<std::int64_t>(chunk) * Cfg::PARTS * kFrag;
 #pragma unroll
     for (int part = 0; part < Cfg::PARTS; ++part) {
@@ -142,9 +146,9 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x
       const int cc = lane / 8 + 4 * h, c = chunk * kCC + cc;
       const float* plane = image + static_cast<std::int64_t>(c < C ? c : 0) * HW;
 #pragma unroll
-      for (int p = 0; p < kGroupPasses; ++p) {
+      for (int p = 0; p < Cfg::GROUP_PASSES; ++p) {
         const int px = my_pixel(p);
-        if (px < kPixels) {
+        if (px < Cfg::PIXELS) {
           const bool ok = c < C && pix_src[p] >= 0;
           cp_async<4>(halo + (px * kCC + cc) * 4, ok ? plane + pix_src[p] : image, ok ? 4 : 0);
         }
@@ -153,45 +157,45 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x
   };
   // After this thread's copies of a stage have landed: round (split) the halo elements it copied.
   auto round_halo = [&](int stage) {
+    float* hs = smem + stage * Cfg::CHUNK + Cfg::PARTS * kFrag;
 #pragma unroll
-    for (int sub = 0; sub < Cfg::SUB; ++sub) {
-      float* hs = smem + stage * Cfg::STAGE + sub * Cfg::CHUNK + Cfg::PARTS * kFrag;
+    for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int p = 0; p < kGroupPasses; ++p) {
-          const int px = my_pixel(p);
-          if (px < kPixels) {
-            float* v = hs + px * kCC + lane / 8 + 4 * h;
-            unsigned hi, lo = 0;
-            tf32_split<SPLIT>(*v, hi, lo);
-            *v = __uint_as_float(hi);
-            if constexpr (SPLIT) v[kHalo] = __uint_as_float(lo);
-          }
+      for (int p = 0; p < Cfg::GROUP_PASSES; ++p) {
+        const int px = my_pixel(p);
+        if (px < Cfg::PIXELS) {
+          float* v = hs + px * kCC + lane / 8 + 4 * h;
+          unsigned hi, lo = 0;
+          tf32_split<SPLIT>(*v, hi, lo);
+          *v = __uint_as_float(hi);
+          if constexpr (SPLIT) v[Cfg::HALO] = __uint_as_float(lo);
         }
-    }
+      }
   };
 
-  float acc[2][4][4];
+  float acc[MT][4][4];
 #pragma unroll
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < MT; ++i)
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 
-  // This lane's B reads: halo pixel (2 wn + j / 2 + r, 8 (j % 2) + g + s), channels 2t, 2t + 1:
-  // a warp's 8 pixels x 32 bytes are one contiguous run (conflict-free).
-  const int b_lane = (2 * wn * kHW + g) * kCC + 2 * t;
+  // n fragment j of this warp: output pixels 32 wn + 8 j .. + 7 of the tile, in one row; a lane
+  // reads halo pixel (its row + r, its column + g + s), channels 2t and 2t + 1: a warp's 8 pixels
+  // x 32 bytes are one contiguous run (conflict-free).
+  auto frag_row = [&](int j) { return (32 * wn + 8 * j) / TW; };
+  auto frag_col = [&](int j) { return (32 * wn + 8 * j) % TW; };
+  const int b_lane = g * kCC + 2 * t;
   auto compute = [&](const float* blk) {
     const float* hs = blk + Cfg::PARTS * kFrag;
 #pragma unroll Cfg::TAP_UNROLL
     for (int tap = 0; tap < 9; ++tap) {
       const int r = tap / 3, q = tap % 3;
-      unsigned ahi[2][4], alo[2][4];
+      unsigned ahi[MT][4], alo[MT][4];
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int at = ((tap * 4 + 2 * wm + i) * 32 + lane) * 4;
+      for (int i = 0; i < MT; ++i) {
+        const int at = ((tap * 4 + MT * wm + i) * 32 + lane) * 4;
         const uint4 h = *reinterpret_cast<const uint4*>(blk + at);
         ahi[i][0] = h.x, ahi[i][1] = h.y, ahi[i][2] = h.z, ahi[i][3] = h.w;
         if constexpr (SPLIT) {
@@ -201,14 +205,14 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x
       }
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int at = b_lane + ((j / 2 + r) * kHW + 8 * (j % 2) + q) * kCC;
+        const int at = b_lane + ((frag_row(j) + r) * HW_ + frag_col(j) + q) * kCC;
         const uint2 h = *reinterpret_cast<const uint2*>(hs + at);
         const unsigned bhi[2] = {h.x, h.y};
         if constexpr (SPLIT) {
-          const uint2 l = *reinterpret_cast<const uint2*>(hs + kHalo + at);
+          const uint2 l = *reinterpret_cast<const uint2*>(hs + Cfg::HALO + at);
           const unsigned blo[2] = {l.x, l.y};
 #pragma unroll
-          for (int i = 0; i < 2; ++i) {
+          for (int i = 0; i < MT; ++i) {
             // As gemm_tf32.cuh: the small products first, into a fresh accumulator added in FP32.
             float step[4] = {0.f, 0.f, 0.f, 0.f};
             mma_tf32(step, alo[i], bhi);
@@ -219,55 +223,45 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x
           }
         } else {
 #pragma unroll
-          for (int i = 0; i < 2; ++i) mma_tf32(acc[i][j], ahi[i], bhi);
+          for (int i = 0; i < MT; ++i) mma_tf32(acc[i][j], ahi[i], bhi);
         }
       }
     }
   };
 
-  // The cp.async pipeline over stages of SUB chunks (as gemm_async.cuh's async_pipeline, with
-  // the halo's rounding between a stage's landing and the barrier that publishes it). A stage's
-  // chunks past the last are neither loaded nor computed (the halo of a chunk partly past C is
-  // zero-filled, and its fragments are zero there).
-  const int steps = (chunks + Cfg::SUB - 1) / Cfg::SUB;
-  auto load_step = [&](int step) {
-#pragma unroll
-    for (int sub = 0; sub < Cfg::SUB; ++sub)
-      if (step * Cfg::SUB + sub < chunks) load(step * Cfg::SUB + sub, step % Cfg::STAGES, sub);
-  };
+  // The cp.async pipeline over the chunks (as gemm_async.cuh's async_pipeline, with the halo's
+  // rounding between a stage's landing and the barrier that publishes it).
 #pragma unroll
   for (int st = 0; st < Cfg::STAGES - 1; ++st) {
-    if (st < steps) load_step(st);
+    if (st < chunks) load(st, st);
     cp_async_commit();
   }
-  for (int step = 0; step < steps; ++step) {
-    const int stage = step % Cfg::STAGES;
+  for (int ch = 0; ch < chunks; ++ch) {
+    const int stage = ch % Cfg::STAGES;
     cp_async_wait<Cfg::STAGES - 2>();
     round_halo(stage);
     __syncthreads();  // the stage is everyone's; everyone is done with the one loaded next
-    if (step + Cfg::STAGES - 1 < steps) load_step(step + Cfg::STAGES - 1);
+    if (ch + Cfg::STAGES - 1 < chunks) load(ch + Cfg::STAGES - 1, (ch + Cfg::STAGES - 1) % Cfg::STAGES);
     cp_async_commit();
-#pragma unroll
-    for (int sub = 0; sub < Cfg::SUB; ++sub)
-      if (step * Cfg::SUB + sub < chunks) compute(smem + stage * Cfg::STAGE + sub * Cfg::CHUNK);
+    compute(smem + stage * Cfg::CHUNK);
   }
   cp_async_wait<0>();
 
-  // acc[i][j][2h + e]: channel kb kBM + 32 wm + 16 i + 8 h + g, pixel row y0 + 2 wn + j / 2,
-  // column x0 + 8 (j % 2) + 2t + e.
+  // acc[i][j][2h + e]: channel kb kBM + 16 (MT wm + i) + 8 h + g, pixel (y0 + frag_row(j),
+  // x0 + frag_col(j) + 2t + e).
   const std::int64_t PQ = s.P * s.Q;
   float* o = out + n * s.K * PQ;
   // (y, 2t) and (y, 2t + 1) adjacent and 8-byte aligned: one 8-byte store.
   const bool pairs = s.Q % 2 == 0 && reinterpret_cast<std::uintptr_t>(out) % 8 == 0;
 #pragma unroll
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < MT; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const std::int64_t k = static_cast<std::int64_t>(kb) * kBM + 32 * wm + 16 * i + 8 * h + g;
+      const std::int64_t k = static_cast<std::int64_t>(kb) * kBM + 16 * (MT * wm + i) + 8 * h + g;
       if (k >= s.K) continue;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int y = y0 + 2 * wn + j / 2, x = x0 + 8 * (j % 2) + 2 * t;
+        const int y = y0 + frag_row(j), x = x0 + frag_col(j) + 2 * t;
         if (y >= s.P || x >= s.Q) continue;
         float* p = o + k * PQ + static_cast<std::int64_t>(y) * s.Q + x;
         if (pairs) {
@@ -280,24 +274,40 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT>::MIN_BLOCKS) void conv3x
     }
 }
 
-template <bool SPLIT>
+// Pixels computed for the layer's P x Q outputs by tiles of tw columns and px / tw rows.
+std::int64_t padded_pixels(const ConvLayerShape& s, int px, int tw) {
+  const int th = px / tw;
+  return (s.P + th - 1) / th * th * ((s.Q + tw - 1) / tw * tw);
+}
+
+template <bool SPLIT, int TW>
 cudaError_t launch_direct(const ConvLayerShape& s, const float* in, const float* filter, float* out,
                           float* workspace, cudaStream_t stream) {
-  using Cfg = DirectCfg<SPLIT>;
+  using Cfg = DirectCfg<SPLIT, TW>;
   const std::int64_t k_blocks = (s.K + kBM - 1) / kBM;
-  const std::int64_t pixel_blocks = s.N * ((s.P + kTH - 1) / kTH) * ((s.Q + kTW - 1) / kTW);
+  const std::int64_t pixel_blocks = s.N * ((s.P + Cfg::TH - 1) / Cfg::TH) * ((s.Q + TW - 1) / TW);
   if (k_blocks > 65535 || pixel_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   const std::int64_t frag_elems = conv3x3_direct_tc_workspace(s, SPLIT ? MathMode::tf32x3 : MathMode::tf32) / 4;
   filter_fragments_kernel<SPLIT><<<static_cast<unsigned>(std::min<std::int64_t>(blocks_for(frag_elems, 256), 4096)),
                                    256, 0, stream>>>(s.K, s.C, filter, workspace);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  auto kernel = conv3x3_direct_tc_kernel<SPLIT>;
+  auto kernel = conv3x3_direct_tc_kernel<SPLIT, TW>;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
       e != cudaSuccess)
     return e;
   kernel<<<dim3(static_cast<unsigned>(pixel_blocks), static_cast<unsigned>(k_blocks)), kThreads, Cfg::SMEM_BYTES,
            stream>>>(s, in, workspace, out);
   return cudaGetLastError();
+}
+
+// The tile width of fewer computed pixels (16 on a tie: the smaller halo).
+template <bool SPLIT>
+cudaError_t launch_direct_width(const ConvLayerShape& s, const float* in, const float* filter, float* out,
+                                float* workspace, cudaStream_t stream) {
+  constexpr int PX = DirectCfg<SPLIT, 16>::PX;
+  return padded_pixels(s, PX, 32) < padded_pixels(s, PX, 16)
+             ? launch_direct<SPLIT, 32>(s, in, filter, out, workspace, stream)
+             : launch_direct<SPLIT, 16>(s, in, filter, out, workspace, stream);
 }
 
 }  // namespace
@@ -314,8 +324,8 @@ std::int64_t conv3x3_direct_tc_workspace(const ConvLayerShape& s, MathMode math)
 
 cudaError_t launch_conv3x3_direct_tc(const ConvLayerShape& s, MathMode math, const float* in, const float* filter,
                                      float* out, float* workspace, cudaStream_t stream) {
-  return math == MathMode::tf32x3 ? launch_direct<true>(s, in, filter, out, workspace, stream)
-                                  : launch_direct<false>(s, in, filter, out, workspace, stream);
+  return math == MathMode::tf32x3 ? launch_direct_width<true>(s, in, filter, out, workspace, stream)
+                                  : launch_direct_width<false>(s, in, filter, out, workspace, stream);
 }
 
 }  // namespace tessera::cuda

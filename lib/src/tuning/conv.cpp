@@ -26,7 +26,7 @@ const std::vector<ParamSpec>& conv_params() {
       // (kernels/cuda/conv_direct_tc.cu); CudaBackend::conv_direct_tc holds the policy.
       {"conv_layer.direct_tc",
        "CUDA conv_layer, f32 3 x 3 stride-1 layers under tf32 / tf32x3: -1 the direct tensor-core kernel where "
-       "the policy picks it, 0 never, 1 wherever it applies",
+       "the policy picks it (never while conv_layer.winograd is forced), 0 never, 1 wherever it applies",
        -1, 1, Shape::any, {{"cuda/*", -1}}},
       // The transformed input and products of a chunk of images (the filters' once): larger
       // batches run in chunks of images, so the workspace stays bounded.
