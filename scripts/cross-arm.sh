@@ -6,7 +6,8 @@
 #   scripts/cross-arm.sh [aarch64]        (build folder build-<arch>; armv7/armhf: not yet)
 # Environment: TESSERA_ARM_BUILD_DIR (build folder), TESSERA_ARM_RUNS (e.g. "NEON SVE": only
 # these runs), TESSERA_TEST_SCALE (size of the big random test cases, default 0.1 here: see
-# tests/support/scale.hpp; 1 gives the full native sizes).
+# tests/support/scale.hpp; 1 gives the full native sizes), TESSERA_ARM_LATER_SCALE (the same for
+# the runs after the first, default half of TESSERA_TEST_SCALE).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:-aarch64}
@@ -93,6 +94,10 @@ for run in "${runs[@]}"; do
     # parallel, each one process (doctest), of about equal length.
     start "kernel tests under $qemu -cpu $cpu, TESSERA_CPU_TARGET=$target"
     export TESSERA_TEST_CPU_TARGETS=$per_target
+    # Half the first run's sizes: the big cases' floors keep every code path (tests/support/
+    # scale.hpp), and the first run covered the sizes themselves (CI's 45-minute budget).
+    first_scale=$TESSERA_TEST_SCALE
+    export TESSERA_TEST_SCALE=${TESSERA_ARM_LATER_SCALE:-$(awk -v s="$first_scale" 'BEGIN {print s / 2}')}
     # (Session 24, SVE at 256 bits, both at once on 2 cores: 144 s / 190 s with the reduce tests in
     # the second shard, 178 s / 178 s with them in the first.)
     shards=("*test_cpu_stencil_wavefront*,*test_cpu_targets*,*test_cpu_spmv_kernel*,*test_cpu_stencil_kernel*,*test_cpu_stencil_general_packed*,*test_ops_trsv*,*test_ops_reduce*"
@@ -111,6 +116,7 @@ for run in "${runs[@]}"; do
     done_stage "kernel tests $target (-cpu $cpu)" \
       "$(awk '/test cases:/{p += $6; f += $9} END {print p " test cases passed, " f " failed"}' "$log")"
     unset TESSERA_TEST_CPU_TARGETS
+    export TESSERA_TEST_SCALE=$first_scale
   fi
   unset QEMU_CPU TESSERA_CPU_TARGET TESSERA_EMULATED
 done
