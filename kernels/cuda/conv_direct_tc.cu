@@ -21,6 +21,8 @@
 // lane's A fragment is one 16-byte load. The halo is rounded (split) in shared memory once per
 // stage by the threads that copied it, not at each of its nine reads.
 // Fragment layouts (PTX ISA, m16n8k8 .tf32; g = lane / 4, t = lane % 4): as gemm_tf32.cuh.
+// Bound (Nsight Compute, H200, N32 C64 56^2 K64, tf32): the L1 / shared-memory pipe at 80 %, the
+// tensor pipe at 36 % (bench/RESULTS.md, session 26); the products' floor is a fifth of the time.
 #include <algorithm>
 #include <cstdint>
 
