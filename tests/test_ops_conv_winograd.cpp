@@ -143,6 +143,8 @@ TEST_CASE_TEMPLATE("conv_layer: 3x3 stride-1 layers (Winograd's shapes) within t
       {1, 70, 37, 40, 70, 1},  // C = 70: 8-channel chunks and a rest; K past 64; 37 x 40 outputs cut
                                // CUDA's direct tensor-core tiles (16 x 16 pixels) on both sides
       {2, 12, 4, 30, 70, 1},   // 4 x 30 outputs: the direct kernel's 32-wide tiles (tf32x3: 4 x 32)
+      {2, 9, 6, 20, 24, 2},    // W a multiple of 4: the direct kernel's 16-byte row copies, pad 2
+      {1, 16, 10, 12, 40, 0},  // the same without padding
   };
   std::uint32_t seed = 900;
   for (const WinoCase& c : cases) winograd_case<T>(c, seed += 3);

@@ -94,9 +94,9 @@ int CudaBackend::winograd_tile(const ConvLayerShape& s, MathMode math) const {
 // session 26), the direct kernel's time over the other path's at C K / (C + K) =
 //   2.9 (N32 C3 224^2 K64, implicit GEMM), 32 (C = K = 64, 56^2), 64 (128, 28^2), 128 (256, 14^2),
 //   154 (the book's 13^2 layer), 256 (512, 7^2):
-//   tf32 0.36x, 0.44x, 0.72x, 1.55x, 1.87x, 2.7x: the crossover near 80;
-//   tf32x3 0.54x, 1.2x, 2.2x, 2.4x, 4.1x, 3.2x (its three products per step cost the direct sum
-//   more than Winograd's fewer products): near 16.
+//   tf32 0.34x, 0.36x, 0.65x, 1.32x, 1.78x, 2.6x: the crossover near 96 (interpolated in the log);
+//   tf32x3 0.58x, 1.13x, 2.1x, 2.3x, 4.0x, 3.1x (its three products per step cost the direct sum
+//   more than Winograd's fewer products): near 20, set at 16.
 bool CudaBackend::conv_direct_tc(const ConvLayerShape& s, MathMode math) const {
   if (math == MathMode::exact || !conv3x3_direct_tc_applies(s)) return false;
   switch (tune_.get("conv_layer.direct_tc")) {
@@ -104,7 +104,7 @@ bool CudaBackend::conv_direct_tc(const ConvLayerShape& s, MathMode math) const {
     case 1: return true;
     default: {
       if (tune_.get("conv_layer.winograd") != -1) return false;  // an algorithm forced
-      const double crossover = math == MathMode::tf32 ? 80.0 : 16.0;
+      const double crossover = math == MathMode::tf32 ? 96.0 : 16.0;
       return static_cast<double>(s.C) * s.K / static_cast<double>(s.C + s.K) <= crossover;
     }
   }

@@ -9,20 +9,17 @@
 // halo), and the only passes through memory are the input read and the output written.
 //
 // The GEMM view: out(k, pixel) = sum over (tap, c) of filter(k, c, tap) in(c, pixel + tap).
-// A block computes kBM output channels x a kTH x kTW tile of output pixels of one image, in
-// chunks of kCC = 8 input channels (a cp.async pipeline stage holds two under tf32, one under
-// tf32x3, whose hi and lo parts double the bytes); per chunk and tap, one
-// m16n8k8 k-step over the chunk's 8 channels. Within a k-step the channel order is permuted,
-// k slot t <-> channel 2t, slot t + 4 <-> channel 2t + 1, so that a lane's two B values (slots
-// t and t + 4, pixel g) are channels 2t and 2t + 1 of one pixel: adjacent in the halo's
-// [row][column][channel] layout, one 8-byte load; a warp's B fragment is 8 pixels x 32 bytes
-// contiguous (conflict-free). The filter is rearranged beforehand (filter_fragments_kernel)
-// into the fragments' register order, rounded to TF32 (and split hi / lo for tf32x3), so that a
-// lane's A fragment is one 16-byte load. The halo is rounded (split) in shared memory once per
-// stage by the threads that copied it, not at each of its nine reads.
+// A block computes kBM output channels x a TH x TW tile of output pixels of one image, in chunks
+// of kCC = 8 input channels (one cp.async pipeline stage each); per chunk and tap, one m16n8k8
+// k-step over the chunk's 8 channels. The filter is rearranged beforehand
+// (filter_fragments_kernel) into the fragments' register order, rounded to TF32 (and split
+// hi / lo for tf32x3), so that a lane's A fragment is one 16-byte load. The halo is copied in
+// 16-byte row pieces where it can (DirectCfg) and rounded (split) in shared memory once per chunk
+// by the threads that copied it, not at each of its nine reads.
 // Fragment layouts (PTX ISA, m16n8k8 .tf32; g = lane / 4, t = lane % 4): as gemm_tf32.cuh.
-// Bound (Nsight Compute, H200, N32 C64 56^2 K64, tf32): the L1 / shared-memory pipe at 80 %, the
-// tensor pipe at 36 % (bench/RESULTS.md, session 26); the products' floor is a fifth of the time.
+// Bound (Nsight Compute, H200, N32 C64 56^2 K64, tf32): the L1 / shared-memory pipe, 1.5
+// wavefronts of fragment loads a product; the tensor pipe at 36-42 % (bench/RESULTS.md,
+// session 26); the products' floor is a fifth of the time.
 #include <algorithm>
 #include <cstdint>
 
@@ -43,34 +40,43 @@ constexpr int kFragPasses = (kFrag / 4 + kThreads - 1) / kThreads;
 // channels (MT = 4: each B fragment feeds 4 products, each A fragment 4: 1.5 shared-memory
 // wavefronts a product, against 2 with MT = 2), 256 pixels; tf32x3 (hi and lo of both operands
 // in registers) MT = 2, two warps across the channels, 128 pixels. TW = 16 or 32, whichever
-// wastes fewer pixels on the layer (conv3x3_direct_tc_width). Stages: tf32 3 of 29 KB, tf32x3 2
-// of 48-50 KB (two blocks an SM; 128 registers a thread).
-template <bool SPLIT, int TW_>
+// wastes fewer pixels on the layer (launch_direct_width). Stages: tf32 3, tf32x3 2 (two blocks
+// an SM; 128 registers a thread).
+//
+// The halo tile in shared memory: [channel][row][column], the columns a window of TW + 8 from
+// 4-aligned image column x0 - roundup4(pad_w) (so that rows copy as 16-byte pieces where W is a
+// multiple of 4: VEC = 4; else element by element, VEC = 1), the channel stride 24 mod 32 words
+// so that a B fragment register (lane: channel t or t + 4, pixel g) falls in 32 distinct banks.
+// A copy instruction writes contiguous shared memory (conflict-free) and reads image rows.
+template <bool SPLIT, int TW_, int VEC_>
 struct DirectCfg {
   static constexpr int WARPS_M = SPLIT ? 2 : 1, MT = 4 / WARPS_M, WARPS_N = 8 / WARPS_M;
-  static constexpr int PX = 32 * WARPS_N, TW = TW_, TH = PX / TW;
-  static constexpr int HH = TH + 2, HW = TW + 2, PIXELS = HH * HW;
-  static constexpr int HALO = PIXELS * kCC;  // floats of one chunk's halo tile
+  static constexpr int PX = 32 * WARPS_N, TW = TW_, TH = PX / TW, VEC = VEC_;
+  static constexpr int HH = TH + 2, RP = TW + 8;
+  static constexpr int CS = HH * RP + (24 - HH * RP % 32 + 32) % 32;  // channel stride, 24 mod 32
+  static constexpr int HALO = kCC * CS;  // floats of one chunk's halo tile
+  // Copies: VEC = 4 the whole window in 16-byte pieces, a thread's pieces (channel, row, piece)
+  // = tid + pass * kThreads; VEC = 1 the TW + 2 columns used, a thread's pixels (row, column) =
+  // tid + pass * kThreads, each in all 8 channels.
+  static constexpr int SEGS = VEC == 4 ? RP / 4 : TW + 2;
+  static constexpr int COPIES = VEC == 4 ? kCC * HH * SEGS : HH * SEGS;
+  static constexpr int COPY_PASSES = (COPIES + kThreads - 1) / kThreads;
+  static constexpr int PER_PASS = VEC == 4 ? 1 : kCC;  // copies a thread issues a pass
   static constexpr int PARTS = SPLIT ? 2 : 1;  // hi, lo
   static constexpr int STAGES = SPLIT ? 2 : 3;
   static constexpr int MIN_BLOCKS = 2;
   static constexpr int CHUNK = PARTS * (kFrag + HALO);
   static constexpr int SMEM_BYTES = STAGES * CHUNK * 4;
-  // The halo copies: a warp copies 8 pixels x 4 channels per instruction (lane = pixel + 8 x
-  // channel): rows of 32 bytes of 4 channel planes from global memory, and in shared memory
-  // (pixel stride 8 floats) 16 distinct banks, 2-way conflicts; lanes along pixels alone would
-  // hit 4 banks (8-way).
-  static constexpr int GROUP_PASSES = ((PIXELS + 7) / 8 + kThreads / 32 - 1) / (kThreads / 32);
   // The taps' loop unrolled by rows (tf32) or not at all (tf32x3): fully unrolled, the hoisted
   // loads spill past 128 registers.
   static constexpr int TAP_UNROLL = SPLIT ? 1 : 3;
-  static_assert(PX % TW == 0 && TW % 8 == 0, "n8 fragments along rows");
+  static_assert(PX % TW == 0 && TW % 8 == 0 && CS % 32 == 24 && CS % 4 == 0, "tile shapes");
 };
 
 // frags[((kb * chunks + cb) * PARTS + part) * kFrag + ((tap * 4 + mf) * 32 + lane) * 4 + v]:
 // A(row, slot) of m fragment mf of filter block kb, channel chunk cb, in the order a0..a3 =
-// (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), slot t <-> channel 2t, t + 4 <-> 2t + 1;
-// rounded to TF32 (part 0) and the rest rounded (part 1, tf32x3); 0 past K and C.
+// (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), slot = the chunk's channel; rounded to TF32
+// (part 0) and the rest rounded (part 1, tf32x3); 0 past K and C.
 template <bool SPLIT>
 __global__ void filter_fragments_kernel(std::int64_t K, std::int64_t C, const float* __restrict__ filter,
                                         float* __restrict__ frags) {
@@ -84,7 +90,7 @@ __global__ void filter_fragments_kernel(std::int64_t K, std::int64_t C, const fl
     const std::int64_t slab = i / kFrag, kb = slab / chunks, cb = slab % chunks;
     const int g = lane / 4, t = lane % 4;
     const std::int64_t k = kb * kBM + mf * 16 + g + 8 * (v & 1);
-    const std::int64_t c = cb * kCC + 2 * t + (v >> 1);
+    const std::int64_t c = cb * kCC + t + 4 * (v >> 1);
     const float x = k < K && c < C ? filter[(k * C + c) * 9 + tap] : 0.f;
     unsigned hi, lo = 0;
     tf32_split<SPLIT>(x, hi, lo);
@@ -94,11 +100,11 @@ __global__ void filter_fragments_kernel(std::int64_t K, std::int64_t C, const fl
   }
 }
 
-template <bool SPLIT, int TW>
-__global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void conv3x3_direct_tc_kernel(
+template <bool SPLIT, int TW, int VEC>
+__global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW, VEC>::MIN_BLOCKS) void conv3x3_direct_tc_kernel(
     ConvLayerShape s, const float* __restrict__ in, const float* __restrict__ frags, float* __restrict__ out) {
-  using Cfg = DirectCfg<SPLIT, TW>;
-  constexpr int MT = Cfg::MT, HW_ = Cfg::HW;
+  using Cfg = DirectCfg<SPLIT, TW, VEC>;
+  constexpr int MT = Cfg::MT, RP = Cfg::RP, CS = Cfg::CS;
   extern __shared__ __align__(16) unsigned char direct_smem[];
   float* smem = reinterpret_cast<float*>(direct_smem);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -112,24 +118,39 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void co
   const int y0 = ty * Cfg::TH, x0 = tx * TW;  // the tile's first output pixel
   const int kb = blockIdx.y;
   const int H = static_cast<int>(s.H), W = static_cast<int>(s.W), C = static_cast<int>(s.C);
+  const int pad_w4 = (static_cast<int>(s.pad_w) + 3) / 4 * 4;
+  const int xb = x0 - pad_w4;                                  // the window's first image column
+  const int col_shift = pad_w4 - static_cast<int>(s.pad_w);   // output column x0 + u, tap q: window column u + q + shift
   const int chunks = (C + kCC - 1) / kCC;
   const std::int64_t HW = s.H * s.W;
   const float* image = in + n * s.C * HW;
   const float* block_frags = frags + static_cast<std::int64_t>(kb) * chunks * Cfg::PARTS * kFrag;
 
-  // This thread's halo pixels (8 (warp + 8 pass) + lane % 8, while < PIXELS) and channels
-  // (lane / 8 and lane / 8 + 4 of each chunk): the pixels' offsets in the image, -1 outside it.
-  auto my_pixel = [&](int p) { return 8 * (warp + 8 * p) + lane % 8; };
-  int pix_src[Cfg::GROUP_PASSES];
+  // This thread's copies: per pass, where the first lands in the halo (-1: none) and its offset
+  // in the image plane (-1: outside the image); the pass's others (VEC = 1: the 8 channels) are
+  // CS and a plane further. Kept in registers for VEC = 1 (2 passes at most);
+  // recomputed at each use for VEC = 4, whose 4 passes would push the kernel past 128 registers.
+  auto copy_of = [&](int p, int& dst, int& src) {
+    const int e = tid + p * kThreads;
+    const int piece = e % Cfg::SEGS, row = e / Cfg::SEGS % Cfg::HH, cc = VEC == 4 ? e / (Cfg::SEGS * Cfg::HH) : 0;
+    const int col = VEC == 4 ? 4 * piece : piece + col_shift;
+    const int iy = y0 - static_cast<int>(s.pad_h) + row, ix = xb + col;
+    dst = e < Cfg::COPIES ? cc * CS + row * RP + col : -1;
+    src = iy >= 0 && iy < H && ix >= 0 && ix + VEC <= W ? iy * W + ix : -1;
+  };
+  constexpr int KEPT = VEC == 1 ? Cfg::COPY_PASSES : 1;
+  int dst_kept[KEPT], src_kept[KEPT];
+  if constexpr (VEC == 1) {
 #pragma unroll
-  for (int p = 0; p < Cfg::GROUP_PASSES; ++p) {
-    const int px = my_pixel(p);
-    const int iy = y0 - static_cast<int>(s.pad_h) + px / HW_, ix = x0 - static_cast<int>(s.pad_w) + px % HW_;
-    pix_src[p] = px < Cfg::PIXELS && iy >= 0 && iy < H && ix >= 0 && ix < W ? iy * W + ix : -1;
+    for (int p = 0; p < KEPT; ++p) copy_of(p, dst_kept[p], src_kept[p]);
   }
+  auto copy = [&](int p, int& dst, int& src) {
+    if constexpr (VEC == 1) dst = dst_kept[p], src = src_kept[p];
+    else copy_of(p, dst, src);
+  };
 
   // Chunk `chunk` into stage `stage`: its filter fragments (16-byte copies) and its halo tile
-  // (4-byte copies, zero-filled outside the image and past C).
+  // (zero-filled outside the image and past C).
   auto load = [&](int chunk, int stage) {
     float* blk = smem + stage * Cfg::CHUNK;
     const float* src = block_frags + static_cast<std::int64_t>(chunk) * Cfg::PARTS * kFrag;
@@ -144,16 +165,15 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void co
     }
     const unsigned halo = smem_u32(blk + Cfg::PARTS * kFrag);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int cc = lane / 8 + 4 * h, c = chunk * kCC + cc;
-      const float* plane = image + static_cast<std::int64_t>(c < C ? c : 0) * HW;
+    for (int p = 0; p < Cfg::COPY_PASSES; ++p) {
+      int dst0, src0;
+      copy(p, dst0, src0);
+      if (dst0 < 0) continue;
 #pragma unroll
-      for (int p = 0; p < Cfg::GROUP_PASSES; ++p) {
-        const int px = my_pixel(p);
-        if (px < Cfg::PIXELS) {
-          const bool ok = c < C && pix_src[p] >= 0;
-          cp_async<4>(halo + (px * kCC + cc) * 4, ok ? plane + pix_src[p] : image, ok ? 4 : 0);
-        }
+      for (int k = 0; k < Cfg::PER_PASS; ++k) {
+        const int c = chunk * kCC + (VEC == 4 ? dst0 / CS : k);
+        const bool ok = c < C && src0 >= 0;
+        cp_async<4 * VEC>(halo + (dst0 + k * CS) * 4, ok ? image + c * HW + src0 : image, ok ? 4 * VEC : 0);
       }
     }
   };
@@ -161,18 +181,32 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void co
   auto round_halo = [&](int stage) {
     float* hs = smem + stage * Cfg::CHUNK + Cfg::PARTS * kFrag;
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int p = 0; p < Cfg::COPY_PASSES; ++p) {
+      int dst0, src0;
+      copy(p, dst0, src0);
+      if (dst0 < 0) continue;
 #pragma unroll
-      for (int p = 0; p < Cfg::GROUP_PASSES; ++p) {
-        const int px = my_pixel(p);
-        if (px < Cfg::PIXELS) {
-          float* v = hs + px * kCC + lane / 8 + 4 * h;
+      for (int k = 0; k < Cfg::PER_PASS; ++k) {
+        float* v = hs + dst0 + k * CS;
+        float x[VEC], hi_f[VEC], lo_f[VEC];
+        if constexpr (VEC == 4) *reinterpret_cast<float4*>(x) = *reinterpret_cast<const float4*>(v);
+        else x[0] = v[0];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
           unsigned hi, lo = 0;
-          tf32_split<SPLIT>(*v, hi, lo);
-          *v = __uint_as_float(hi);
-          if constexpr (SPLIT) v[Cfg::HALO] = __uint_as_float(lo);
+          tf32_split<SPLIT>(x[e], hi, lo);
+          hi_f[e] = __uint_as_float(hi);
+          lo_f[e] = __uint_as_float(lo);
+        }
+        if constexpr (VEC == 4) {
+          *reinterpret_cast<float4*>(v) = *reinterpret_cast<const float4*>(hi_f);
+          if constexpr (SPLIT) *reinterpret_cast<float4*>(v + Cfg::HALO) = *reinterpret_cast<const float4*>(lo_f);
+        } else {
+          v[0] = hi_f[0];
+          if constexpr (SPLIT) v[Cfg::HALO] = lo_f[0];
         }
       }
+    }
   };
 
   float acc[MT][4][4];
@@ -184,11 +218,10 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void co
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 
   // n fragment j of this warp: output pixels 32 wn + 8 j .. + 7 of the tile, in one row; a lane
-  // reads halo pixel (its row + r, its column + g + s), channels 2t and 2t + 1: a warp's 8 pixels
-  // x 32 bytes are one contiguous run (conflict-free).
+  // reads channels t (b0) and t + 4 (b1) of halo pixel (its row + r, its column + g + q).
   auto frag_row = [&](int j) { return (32 * wn + 8 * j) / TW; };
   auto frag_col = [&](int j) { return (32 * wn + 8 * j) % TW; };
-  const int b_lane = g * kCC + 2 * t;
+  const int b_lane = t * CS + g + col_shift;
   auto compute = [&](const float* blk) {
     const float* hs = blk + Cfg::PARTS * kFrag;
 #pragma unroll Cfg::TAP_UNROLL
@@ -207,12 +240,10 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW>::MIN_BLOCKS) void co
       }
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int at = b_lane + ((frag_row(j) + r) * HW_ + frag_col(j) + q) * kCC;
-        const uint2 h = *reinterpret_cast<const uint2*>(hs + at);
-        const unsigned bhi[2] = {h.x, h.y};
+        const float* b = hs + b_lane + (frag_row(j) + r) * RP + frag_col(j) + q;
+        const unsigned bhi[2] = {__float_as_uint(b[0]), __float_as_uint(b[4 * CS])};
         if constexpr (SPLIT) {
-          const uint2 l = *reinterpret_cast<const uint2*>(hs + Cfg::HALO + at);
-          const unsigned blo[2] = {l.x, l.y};
+          const unsigned blo[2] = {__float_as_uint(b[Cfg::HALO]), __float_as_uint(b[Cfg::HALO + 4 * CS])};
 #pragma unroll
           for (int i = 0; i < MT; ++i) {
             // As gemm_tf32.cuh: the small products first, into a fresh accumulator added in FP32.
@@ -282,10 +313,10 @@ std::int64_t padded_pixels(const ConvLayerShape& s, int px, int tw) {
   return (s.P + th - 1) / th * th * ((s.Q + tw - 1) / tw * tw);
 }
 
-template <bool SPLIT, int TW>
+template <bool SPLIT, int TW, int VEC>
 cudaError_t launch_direct(const ConvLayerShape& s, const float* in, const float* filter, float* out,
                           float* workspace, cudaStream_t stream) {
-  using Cfg = DirectCfg<SPLIT, TW>;
+  using Cfg = DirectCfg<SPLIT, TW, VEC>;
   const std::int64_t k_blocks = (s.K + kBM - 1) / kBM;
   const std::int64_t pixel_blocks = s.N * ((s.P + Cfg::TH - 1) / Cfg::TH) * ((s.Q + TW - 1) / TW);
   if (k_blocks > 65535 || pixel_blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
@@ -293,7 +324,7 @@ cudaError_t launch_direct(const ConvLayerShape& s, const float* in, const float*
   filter_fragments_kernel<SPLIT><<<static_cast<unsigned>(std::min<std::int64_t>(blocks_for(frag_elems, 256), 4096)),
                                    256, 0, stream>>>(s.K, s.C, filter, workspace);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  auto kernel = conv3x3_direct_tc_kernel<SPLIT, TW>;
+  auto kernel = conv3x3_direct_tc_kernel<SPLIT, TW, VEC>;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
       e != cudaSuccess)
     return e;
@@ -302,14 +333,23 @@ cudaError_t launch_direct(const ConvLayerShape& s, const float* in, const float*
   return cudaGetLastError();
 }
 
+// 16-byte row pieces where every image row starts 16-byte aligned.
+template <bool SPLIT, int TW>
+cudaError_t launch_direct_vec(const ConvLayerShape& s, const float* in, const float* filter, float* out,
+                              float* workspace, cudaStream_t stream) {
+  return s.W % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0
+             ? launch_direct<SPLIT, TW, 4>(s, in, filter, out, workspace, stream)
+             : launch_direct<SPLIT, TW, 1>(s, in, filter, out, workspace, stream);
+}
+
 // The tile width of fewer computed pixels (16 on a tie: the smaller halo).
 template <bool SPLIT>
 cudaError_t launch_direct_width(const ConvLayerShape& s, const float* in, const float* filter, float* out,
                                 float* workspace, cudaStream_t stream) {
-  constexpr int PX = DirectCfg<SPLIT, 16>::PX;
+  constexpr int PX = DirectCfg<SPLIT, 16, 1>::PX;
   return padded_pixels(s, PX, 32) < padded_pixels(s, PX, 16)
-             ? launch_direct<SPLIT, 32>(s, in, filter, out, workspace, stream)
-             : launch_direct<SPLIT, 16>(s, in, filter, out, workspace, stream);
+             ? launch_direct_vec<SPLIT, 32>(s, in, filter, out, workspace, stream)
+             : launch_direct_vec<SPLIT, 16>(s, in, filter, out, workspace, stream);
 }
 
 }  // namespace
