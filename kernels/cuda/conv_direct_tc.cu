@@ -144,9 +144,17 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW, VEC>::MIN_BLOCKS) vo
 #pragma unroll
     for (int p = 0; p < KEPT; ++p) copy_of(p, dst_kept[p], src_kept[p]);
   }
-  auto copy = [&](int p, int& dst, int& src) {
-    if constexpr (VEC == 1) dst = dst_kept[p], src = src_kept[p];
-    else copy_of(p, dst, src);
+  // f(halo offset, image-plane offset or -1, channel in the chunk) for each of this thread's copies.
+  auto for_each_copy = [&](auto&& f) {
+#pragma unroll
+    for (int p = 0; p < Cfg::COPY_PASSES; ++p) {
+      int dst, src;
+      if constexpr (VEC == 1) dst = dst_kept[p], src = src_kept[p];
+      else copy_of(p, dst, src);
+      if (dst < 0) continue;
+#pragma unroll
+      for (int k = 0; k < Cfg::PER_PASS; ++k) f(dst + k * CS, src, VEC == 4 ? dst / CS : k);
+    }
   };
 
   // Chunk `chunk` into stage `stage`: its filter fragments (16-byte copies) and its halo tile
@@ -164,49 +172,35 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW, VEC>::MIN_BLOCKS) vo
       }
     }
     const unsigned halo = smem_u32(blk + Cfg::PARTS * kFrag);
-#pragma unroll
-    for (int p = 0; p < Cfg::COPY_PASSES; ++p) {
-      int dst0, src0;
-      copy(p, dst0, src0);
-      if (dst0 < 0) continue;
-#pragma unroll
-      for (int k = 0; k < Cfg::PER_PASS; ++k) {
-        const int c = chunk * kCC + (VEC == 4 ? dst0 / CS : k);
-        const bool ok = c < C && src0 >= 0;
-        cp_async<4 * VEC>(halo + (dst0 + k * CS) * 4, ok ? image + c * HW + src0 : image, ok ? 4 * VEC : 0);
-      }
-    }
+    for_each_copy([&](int dst, int src, int cc) {
+      const int c = chunk * kCC + cc;
+      const bool ok = c < C && src >= 0;
+      cp_async<4 * VEC>(halo + dst * 4, ok ? image + c * HW + src : image, ok ? 4 * VEC : 0);
+    });
   };
   // After this thread's copies of a stage have landed: round (split) the halo elements it copied.
   auto round_halo = [&](int stage) {
     float* hs = smem + stage * Cfg::CHUNK + Cfg::PARTS * kFrag;
+    for_each_copy([&](int dst, int, int) {
+      float* v = hs + dst;
+      float x[VEC], hi_f[VEC], lo_f[VEC];
+      if constexpr (VEC == 4) *reinterpret_cast<float4*>(x) = *reinterpret_cast<const float4*>(v);
+      else x[0] = v[0];
 #pragma unroll
-    for (int p = 0; p < Cfg::COPY_PASSES; ++p) {
-      int dst0, src0;
-      copy(p, dst0, src0);
-      if (dst0 < 0) continue;
-#pragma unroll
-      for (int k = 0; k < Cfg::PER_PASS; ++k) {
-        float* v = hs + dst0 + k * CS;
-        float x[VEC], hi_f[VEC], lo_f[VEC];
-        if constexpr (VEC == 4) *reinterpret_cast<float4*>(x) = *reinterpret_cast<const float4*>(v);
-        else x[0] = v[0];
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) {
-          unsigned hi, lo = 0;
-          tf32_split<SPLIT>(x[e], hi, lo);
-          hi_f[e] = __uint_as_float(hi);
-          lo_f[e] = __uint_as_float(lo);
-        }
-        if constexpr (VEC == 4) {
-          *reinterpret_cast<float4*>(v) = *reinterpret_cast<const float4*>(hi_f);
-          if constexpr (SPLIT) *reinterpret_cast<float4*>(v + Cfg::HALO) = *reinterpret_cast<const float4*>(lo_f);
-        } else {
-          v[0] = hi_f[0];
-          if constexpr (SPLIT) v[Cfg::HALO] = lo_f[0];
-        }
+      for (int e = 0; e < VEC; ++e) {
+        unsigned hi, lo = 0;
+        tf32_split<SPLIT>(x[e], hi, lo);
+        hi_f[e] = __uint_as_float(hi);
+        lo_f[e] = __uint_as_float(lo);
       }
-    }
+      if constexpr (VEC == 4) {
+        *reinterpret_cast<float4*>(v) = *reinterpret_cast<const float4*>(hi_f);
+        if constexpr (SPLIT) *reinterpret_cast<float4*>(v + Cfg::HALO) = *reinterpret_cast<const float4*>(lo_f);
+      } else {
+        v[0] = hi_f[0];
+        if constexpr (SPLIT) v[Cfg::HALO] = lo_f[0];
+      }
+    });
   };
 
   float acc[MT][4][4];
@@ -245,15 +239,7 @@ __global__ __launch_bounds__(kThreads, DirectCfg<SPLIT, TW, VEC>::MIN_BLOCKS) vo
         if constexpr (SPLIT) {
           const unsigned blo[2] = {__float_as_uint(b[Cfg::HALO]), __float_as_uint(b[Cfg::HALO + 4 * CS])};
 #pragma unroll
-          for (int i = 0; i < MT; ++i) {
-            // As gemm_tf32.cuh: the small products first, into a fresh accumulator added in FP32.
-            float step[4] = {0.f, 0.f, 0.f, 0.f};
-            mma_tf32(step, alo[i], bhi);
-            mma_tf32(step, ahi[i], blo);
-            mma_tf32(step, ahi[i], bhi);
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[i][j][e] += step[e];
-          }
+          for (int i = 0; i < MT; ++i) mma_tf32x3_step(acc[i][j], ahi[i], alo[i], bhi, blo);
         } else {
 #pragma unroll
           for (int i = 0; i < MT; ++i) mma_tf32(acc[i][j], ahi[i], bhi);

@@ -60,6 +60,20 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// tf32x3's k-step (the order of its products: the head of this file): into a fresh accumulator,
+// then added in FP32 (round to nearest): the tensor cores' own additions truncate, and into the
+// running sum they drifted with k (1.4e-4 at k = 16384, against cuBLAS FP32's 1.8e-6). Also the
+// direct convolution's (conv_direct_tc.cu).
+__device__ __forceinline__ void mma_tf32x3_step(float (&acc)[4], const unsigned (&ahi)[4], const unsigned (&alo)[4],
+                                                const unsigned (&bhi)[2], const unsigned (&blo)[2]) {
+  float step[4] = {0.f, 0.f, 0.f, 0.f};
+  mma_tf32(step, alo, bhi);
+  mma_tf32(step, ahi, blo);
+  mma_tf32(step, ahi, bhi);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) acc[e] += step[e];
+}
+
 // One k-tile from shared memory: each warp's WM x WN outputs, BK / 8 mma k-steps.
 template <class Cfg>
 __device__ __forceinline__ void tmma_tile(const float* as, const float* bs, float (&acc)[Cfg::MT][Cfg::NT][4]) {
@@ -91,15 +105,7 @@ __device__ __forceinline__ void tmma_tile(const float* as, const float* bs, floa
 #pragma unroll
       for (int i = 0; i < Cfg::MT; ++i) {
         if constexpr (Cfg::SPLIT) {
-          // The step's three products go into a fresh accumulator, which is then added in FP32
-          // (round to nearest): the tensor cores' own additions truncate, and into the running
-          // sum they drifted with k (1.4e-4 at k = 16384, against cuBLAS FP32's 1.8e-6).
-          float step[4] = {0.f, 0.f, 0.f, 0.f};
-          mma_tf32(step, alo[i], bhi);
-          mma_tf32(step, ahi[i], blo);
-          mma_tf32(step, ahi[i], bhi);
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[i][j][e] += step[e];
+          mma_tf32x3_step(acc[i][j], ahi[i], alo[i], bhi, blo);
         } else {
           mma_tf32(acc[i][j], ahi[i], bhi);
         }
