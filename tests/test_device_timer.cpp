@@ -3,6 +3,7 @@
 // interval is positive, lies within the host's view of the same calls, and grows with the work.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -44,10 +45,20 @@ TEST_CASE("device timer: brackets the queued work where a device has one") {
       return std::make_pair(device_ms, host_ms);
     };
     time(1);  // first use: module loading, allocations
-    const auto one = time(1), eight = time(8);
-    CHECK(one.first > 0);
-    CHECK(one.first <= one.second + 0.01);      // the marks lie inside the host's interval
-    CHECK(eight.first <= eight.second + 0.01);  // (0.01 ms: the event clock's resolution and more)
-    CHECK(eight.first > 4 * one.first);         // the copies are timed, not only the marks
+    // Each interval must lie inside the host's view of its own calls; the growth check takes
+    // the least of three tries on each side, since a CPU device (PoCL) sharing a busy 2-core
+    // machine can stall any single try for milliseconds.
+    double one_ms = 1e300, eight_ms = 1e300;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const auto one = time(1), eight = time(8);
+      CHECK(one.first > 0);
+      CHECK(one.first <= one.second + 0.01);      // the marks lie inside the host's interval
+      CHECK(eight.first <= eight.second + 0.01);  // (0.01 ms: the event clock's resolution and more)
+      one_ms = std::min(one_ms, one.first);
+      eight_ms = std::min(eight_ms, eight.first);
+    }
+    // The copies are timed, not only the marks: eight copies take well over one (8x ideally;
+    // 3x leaves room for a noisy machine yet fails if the marks bracketed nothing).
+    CHECK(eight_ms > 3 * one_ms);
   }
 }
