@@ -178,8 +178,9 @@ bool pack_planes(const GridView& g, int r, std::size_t elem, const tuning::Tunin
   return lines > ways;
 }
 
-// Whether and how to block `steps` steps of a plain 3D stencil in time. Blocked when both grids
-// exceed stencil.time_block_min_bytes (0: the last-level cache; below it every step is served
+// Whether and how to block `steps` steps of a plain 3D stencil in time. Blocked when the radius
+// is at most stencil.time_block_max_radius (wider stencils are bound by their arithmetic), both
+// grids exceed stencil.time_block_min_bytes (0: the last-level cache; below it every step is served
 // from the cache anyway) and a thread's ring (stencil.time_block_bytes) holds blocks of at least
 // 4 * levels * r rows: a block reads levels * r rows beyond each side (its halo) from memory, so
 // this keeps the extra reads under half a grid per pass. Fewer levels are tried before none.
@@ -196,7 +197,7 @@ TimeBlocking plan_time_blocking(const GridView& g, int r, int steps, std::size_t
   };
   const std::int64_t min_bytes = tune["stencil.time_block_min_bytes"];
   const auto threshold = min_bytes > 0 ? min_bytes : static_cast<std::int64_t>(host::machine().caches.l3);
-  if (steps >= 2 && grid_bytes > threshold) {
+  if (steps >= 2 && r <= tune["stencil.time_block_max_radius"] && grid_bytes > threshold) {
     const std::int64_t budget = tune["stencil.time_block_bytes"];
     for (auto t = static_cast<int>(std::min<std::int64_t>(tune["stencil.time_block"], steps)); t >= 2; --t) {
       const std::int64_t slots = static_cast<std::int64_t>(t - 1 + (p.pack ? 1 : 0)) * (2 * r + 1);

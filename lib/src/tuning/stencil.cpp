@@ -161,9 +161,22 @@ const std::vector<ParamSpec>& stencil_params() {
       // Measured (512^3 f32 x16, 2 threads, EPYC with 1 MiB L2 per core, loaded host): ring 256 KiB
       // 2350 ms, 512 KiB 1880, 1 MiB 1700 at 4 steps per pass; 1 MiB with up to 8 steps (6 fit,
       // see plan_time_blocking) 1480; one step per pass 2630. A ring past L2 still gains: the
-      // intermediate planes come from the L3, not memory.
+      // intermediate planes come from the L3, not memory. Again on a Zen 5 VM (1 MiB L2 a core,
+      // 32 MiB L3, 2 threads; bench/RESULTS.md, session 27), 512^3 x16, ms, f32 / f64, three
+      // alternating rounds: one step per pass 380-415 / 794-863; ring 1 MiB (6 levels of 24
+      // rows: 1.21x the cells computed) 274-302 / 543-568; 3 MiB 235-252 / 480-500; 4 MiB (8
+      // levels of 64 rows, 1.11x) 225-239 / 504-513; 4 MiB with 4 or 5 levels alike. Hence 4 MiB:
+      // a thread's ring lives in its share of the L3, and wider blocks recompute fewer halo rows.
       {"stencil.time_block_bytes", "cpu: bytes of a thread's ring of intermediate planes (temporal blocking)", 4096,
-       1LL << 32, Shape::any, {{"cpu/*", 1024 * 1024}}},
+       1LL << 32, Shape::any, {{"cpu/*", 4 * 1024 * 1024}}},
+      // Radius 2 and more: one step per pass is bound by the arithmetic, not memory, and blocking
+      // only adds the halos' recomputation. Zen 5 VM (as above), ms f32 / f64, one step per pass /
+      // blocked (1 MiB ring) / blocked (4 MiB): 384^3 x8 13-point 88-90 / 96 / 91-97, f64
+      // 186-200 / 213 / 174-187; 320^3 x6 19-point 42-43 / 59-60 / 57-58, f64 95-98 / 129-131 /
+      // 107-116; 256^3 x8 25-point 43-44 / 45 / 59, f64 88-90 / 91-92 / 102-117; 512^3 x4
+      // 25-point 197-208 / 209-211 / 225-228, f64 429-442 / 420-434 / 460-510.
+      {"stencil.time_block_max_radius", "cpu: temporal blocking only for stencils of at most this radius", 1, 4,
+       Shape::any, {{"cpu/*", 1}}},
   };
   return p;
 }
