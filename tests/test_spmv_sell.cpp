@@ -67,12 +67,14 @@ std::int64_t tuning_of(const Device& d, const std::string& key) {
   return 0;
 }
 
-// Whether auto's irregular route (plan::irregular_sell) may give h SELL on d: the route is on
-// and the matrix is within twice the host's last-level cache (irregularity: the caller's matrix).
+// Whether auto's irregular route (plan::irregular_sell) may give h SELL on d: the route is on,
+// the matrix has at least spmv.short_gather_min_rows rows and is within twice the host's
+// last-level cache (irregularity: the caller's matrix).
 template <class T>
 bool irregular_route(const Device& d, const HostCsr<T>& h) {
   const double bytes = static_cast<double>(h.nnz()) * static_cast<double>(sizeof(T) + 4);
-  return tuning_of(d, "spmv.sell_irregular") != 0 && bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
+  return tuning_of(d, "spmv.sell_irregular") != 0 && h.rows >= tuning_of(d, "spmv.short_gather_min_rows") &&
+         bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
 }
 
 // y = alpha A x + beta y on every device against the reference, with x and y views at an
@@ -240,9 +242,10 @@ TEST_CASE("sell: the format policy (auto from the statistics and the padding, fo
   CHECK_FALSE(plan::keep_sell(ve, std::int64_t(1) << 32, tune("spmv.format=sell"), 8));
 
   // Irregular short rows (consecutive lengths differ): the cpu's auto takes SELL where the matrix
-  // is within twice the last-level cache, with its own padding limit; not where the route is
-  // off, nor for a matrix streamed from memory.
-  std::vector<int> irregular(20000);
+  // is within twice the last-level cache and has too many rows for the branch predictor to learn
+  // (spmv.short_gather_min_rows), with its own padding limit; not where the route is off, nor for
+  // a matrix streamed from memory.
+  std::vector<int> irregular(30000);
   for (std::size_t i = 0; i < irregular.size(); ++i) irregular[i] = 1 + static_cast<int>((i * 7) % 8);
   const HostCsr<double> hi = of_lengths(irregular, 64);
   const CsrView vi = view(hi);
@@ -254,6 +257,11 @@ TEST_CASE("sell: the format policy (auto from the statistics and the padding, fo
   CHECK(plan::sell_candidate(vi, tune(""), 4));
   CHECK_FALSE(plan::sell_candidate(vi, tune("spmv.sell_irregular=0"), 8));
   CHECK_FALSE(plan::sell_candidate(vi, tune("spmv.sell_min_rows=100000"), 8));
+  CHECK(tune("")["spmv.short_gather_min_rows"] <= 30000);
+  CHECK_FALSE(plan::sell_candidate(vi, tune("spmv.short_gather_min_rows=30001"), 8));
+  CHECK(plan::sell_candidate(vi, tune("spmv.short_gather_min_rows=30000"), 8));
+  CHECK(plan::keep_sell(vi, vi.nnz + vi.nnz * 4 / 10, tune(""), 8));  // the default limit: 50 %
+  CHECK_FALSE(plan::keep_sell(vi, vi.nnz + vi.nnz * 6 / 10, tune(""), 8));
   CHECK(plan::keep_sell(vi, vi.nnz + vi.nnz / 2, tune("spmv.sell_irregular_max_padding=100"), 8));
   CHECK_FALSE(plan::keep_sell(vi, vi.nnz + vi.nnz / 2, tune("spmv.sell_irregular_max_padding=20"), 8));
   CHECK_FALSE(plan::keep_sell(vi, 3 * vi.nnz, tune("spmv.sell_irregular_max_padding=100"), 8));

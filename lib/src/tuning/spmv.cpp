@@ -67,8 +67,12 @@ const std::vector<ParamSpec>& spmv_params() {
       // In cache padding costs little and the branches it saves a lot: vsp_model (66.8 % padded
       // in f32) 0.57 -> 0.32 ms, dblp-2010 (13.2 %) 3.28 -> 1.39 (2 threads, same VM); from memory
       // it is bytes: power-law 2M rows (57 %, 300 MB) 43 -> 127 ms, hence the cache bound above.
+      // On a Zen 5 VM (AVX-512, 2 threads; bench/RESULTS.md session 27) the padding costs more:
+      // CSR / SELL ms, vsp_model f64 (C = 16, 66.8 %) 0.156 / 0.204-0.212, wiki-Vote f32 (83.4 %)
+      // 0.021 / 0.028, rajat01 f64 (97.1 %) 0.017 / 0.022, while dblp-2010 f32 (29.1 %) 0.93 /
+      // 0.50-0.52 and PGPgiantcompo f32 (41.7 %) 0.021 / 0.013 still gain: 50.
       {"spmv.sell_irregular_max_padding", "auto, irregular rows: SELL when its padding is at most this percent of "
-       "the nonzeros", 0, 1000, Shape::any, {{"cpu/*", 100}, {"cuda/*", 10}, {"opencl/*", 10}}},
+       "the nonzeros", 0, 1000, Shape::any, {{"cpu/*", 50}, {"cuda/*", 10}, {"opencl/*", 10}}},
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
        Shape::any, {{"cpu/*", 10}, {"cuda/*", 10}, {"opencl/*", 10}}},
       {"spmv.sell_min_rows", "auto: SELL only for matrices of at least this many rows", 0, 1 << 30, Shape::any,
@@ -105,7 +109,8 @@ const std::vector<ParamSpec>& spmv_params() {
       // matrix's rows, not each thread's share (the 2 vCPUs may share one core's predictor).
       // 494_bus in CG: spmv 2.9 us gather, 1.3 us scalar. Not measured on Intel cores, whose
       // gathers are cheaper (TESSERA_TUNE=cpu:spmv.short_gather_min_rows=0 gives the old choice).
-      {"spmv.short_gather_min_rows", "cpu: matrices of fewer rows take the scalar loop for irregular short rows",
+      {"spmv.short_gather_min_rows",
+       "cpu: matrices of fewer rows take the scalar loop for irregular short rows (and CSR, not SELL)",
        0, 1 << 30, Shape::any, {{"cpu/*", 24576}}},
   };
   return p;
