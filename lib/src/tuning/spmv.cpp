@@ -97,8 +97,13 @@ const std::vector<ParamSpec>& spmv_params() {
       // loads, not by memory, on those cores.
       {"spmv.index", "cpu CSR column storage: 0 int32, 1 int16 offsets from the row where they fit", 0, 1,
        Shape::any, {{"cpu/*", 0}}, "int32|int16"},
+      // Zen 5 VM, 2 threads (bench/RESULTS.md, session 27; the real matrices, two alternating
+      // rounds, ms at 32768 / 8192): sherman3 (25 k nonzeros + rows) f64 0.0092 / 0.0055, add32
+      // 0.0098 / 0.0054, 2dcyl1 (36 k) 0.0119 / 0.0071, PGPgiantcompo (59 k) 0.0211 / 0.0127;
+      // dwt_992 (18 k) 0.0059 / 0.0036; nos6 and nnc1374 (under 16 k: one thread either way)
+      // alike. Eigen's product takes two threads past 20 000 nonzeros.
       {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
-       Shape::any, {{"cpu/*", 1 << 15}}},
+       Shape::any, {{"cpu/*", 1 << 13}}},
       // The branch-free short-row gather (irregular rows of at most one vector) pays where the
       // scalar loop's exit branch is mispredicted once per row. Multiplied again and again (CG),
       // a small matrix's row-length sequence is learnt by the branch predictor and the scalar
