@@ -32,9 +32,17 @@ const std::vector<ParamSpec>& reduce_params() {
        "instead of a second launch (0)", 0, 1, Shape::any, {{"opencl/nvidia", 1}, {"opencl/*", 0}}},
       // 8 x 256 threads = a full SM: enough bytes in flight for HBM.
       {"reduce.blocks_per_sm", "blocks of 256 threads per SM", 1, 64, Shape::any, {{"cuda/*", 8}}},
-      // One thread streams ~10 GB/s, so 64 Ki elements (~25 us) amortise a fork/join of a few us.
+      // One thread streams ~10 GB/s from memory, so 64 Ki elements (~25 us) amortised a fork/join
+      // of a few us; but a vector pair that overflows one core's L2 fits in two. Zen 5 VM (1 MiB
+      // L2 a core), 2 threads, f64, three alternating rounds (bench/RESULTS.md, session 27), us
+      // with one thread / two: dot n = 100 000 12.9-13.2 / 4.2-5.5, reduce n = 100 000 3.7-3.8 /
+      // 2.9-4.0; n = 40 000, two threads lose a round in two to the fork/join (dot 2.5 / 2.2-3.4,
+      // reduce 1.9 / 1.6-2.8). So two threads from 64 Ki elements; then (two rounds, us, 64 Ki /
+      // 32 Ki a thread) n = 70 000: dot f64 7.3-7.5 / 2.8-4.4, f32 3.4-3.5 / 2.4-2.5, reduce f64
+      // 3.2 / 2.3; n = 100 000: dot f64 13.0-13.1 / 4.1-4.7, f32 5.0-5.4 / 3.1-3.3, reduce f64
+      // 4.0-4.1 / 2.9-3.0.
       {"reduce.min_per_thread", "elements per thread below which fewer threads run", 1, 1 << 30, Shape::any,
-       {{"cpu/*", 1 << 16}}},
+       {{"cpu/*", 1 << 15}}},
   };
   return p;
 }
