@@ -70,7 +70,8 @@ const std::vector<ParamSpec>& spmv_params() {
       // On a Zen 5 VM (AVX-512, 2 threads; bench/RESULTS.md session 27) the padding costs more:
       // CSR / SELL ms, vsp_model f64 (C = 16, 66.8 %) 0.156 / 0.204-0.212, wiki-Vote f32 (83.4 %)
       // 0.021 / 0.028, rajat01 f64 (97.1 %) 0.017 / 0.022, while dblp-2010 f32 (29.1 %) 0.93 /
-      // 0.50-0.52 and PGPgiantcompo f32 (41.7 %) 0.021 / 0.013 still gain: 50.
+      // 0.50-0.52 and PGPgiantcompo f32 (41.7 %, one thread each; it now runs CSR on two, under
+      // spmv.short_gather_min_rows) 0.021 / 0.013 gained: 50.
       {"spmv.sell_irregular_max_padding", "auto, irregular rows: SELL when its padding is at most this percent of "
        "the nonzeros", 0, 1000, Shape::any, {{"cpu/*", 50}, {"cuda/*", 10}, {"opencl/*", 10}}},
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
