@@ -95,7 +95,7 @@ struct CsrRows {
     // everywhere. It reads x[0] for its idle lanes: only with cols >= 1. The rows must be too
     // many for the branch predictor to learn their lengths (tuning/spmv.cpp).
     short_gather = A.cols > 0 && cpu::spmv_target_has_gather() && plan::irregular_short_rows(A.stats) &&
-                   A.rows >= tune["spmv.short_gather_min_rows"];
+                   !plan::predictor_learns_rows(A, tune);
   }
   void operator()(std::int64_t r0, std::int64_t r1) const {
     if (narrow) {

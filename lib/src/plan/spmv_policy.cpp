@@ -22,6 +22,10 @@ bool irregular_short_rows(const CsrStats& s) {
   return s.short_pairs > 0 && s.short_pair_changes * 4 >= s.short_pairs;
 }
 
+bool predictor_learns_rows(const CsrView& A, const tuning::Tuning& tune) {
+  return A.rows < tune["spmv.short_gather_min_rows"];
+}
+
 namespace {
 bool even_rows(const CsrView& A, const tuning::Tuning& tune) {
   const std::int64_t max_cv = tune["spmv.sell_max_cv"];
@@ -34,11 +38,10 @@ bool irregular_sell(const CsrView& A, const tuning::Tuning& tune, std::size_t va
   // (Dubcova1, bcsstk16: 16 and 59 a row on average) ran 10-30% slower as SELL.
   if (tune["spmv.sell_irregular"] == 0 || !irregular_short_rows(A.stats) || 2 * A.stats.short_pairs < A.rows)
     return false;
-  // SELL's gain is the mispredicted loop exits it removes. Multiplied again and again, a matrix
-  // of fewer rows than the short-row gather's cut (tuning/spmv.cpp: the branch predictor learns
-  // its row lengths) keeps CSR: on a Zen 5 VM SELL ran 1.25-1.7x slower than CSR on add32,
-  // bayer10, bcspwr10, bips98_606, hep-th and wiki-Vote in f64 (bench/RESULTS.md, session 27).
-  if (A.rows < tune["spmv.short_gather_min_rows"]) return false;
+  // SELL's gain is the mispredicted loop exits it removes; where the predictor learns the rows,
+  // CSR stays: on a Zen 5 VM SELL ran 1.25-1.7x slower than CSR on add32, bayer10, bcspwr10,
+  // bips98_606, hep-th and wiki-Vote in f64 (bench/RESULTS.md, session 27).
+  if (predictor_learns_rows(A, tune)) return false;
   const double bytes = static_cast<double>(A.nnz) * static_cast<double>(value_bytes + sizeof(std::int32_t));
   return bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
 }

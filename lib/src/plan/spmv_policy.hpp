@@ -45,6 +45,12 @@ enum class FormatSetting { automatic = 0, csr = 1, sell = 2 };
 // with a short one differ in length (CsrStats, counted once when the matrix was built).
 bool irregular_short_rows(const CsrStats& s);
 
+// Whether, over repeated products, the branch predictor learns the lengths of A's rows: fewer
+// rows than spmv.short_gather_min_rows (tuning/spmv.cpp says how that was measured). Then a
+// plain CSR loop predicts its exits, and neither the cpu's short-row gather nor SELL's
+// irregular route pays.
+bool predictor_learns_rows(const CsrView& A, const tuning::Tuning& tune);
+
 // Whether A may run as SELL: forced, or auto and the statistics promise little padding (even
 // rows, spmv.sell_max_cv) or a branch-free loop over irregular short rows (irregular_sell).
 // Never for a matrix without rows or nonzeros, nor without host row offsets (nothing to build
