@@ -21,7 +21,7 @@ static_assert(F32Cfg<false>::MIN_BLOCKS == GemmTile<float, false>::BLOCKS_PER_SM
 template <bool NARROW>
 using F64Cfg = DmmaCfg<GemmTile<double, NARROW>::BM, GemmTile<double, NARROW>::BN, GemmTile<double, NARROW>::BK,
                        GemmTile<double, NARROW>::STAGES, GemmTile<double, NARROW>::TM, GemmTile<double, NARROW>::TN,
-                       GemmTile<double, NARROW>::BLOCKS_PER_SM>;
+                       GemmTile<double, NARROW>::BLOCKS_PER_SM, GemmTile<double, NARROW>::DMMA_PIPELINE>;
 
 // TF32 tensor cores: one mma per product (tf32) or three (tf32x3, SPLIT).
 template <bool NARROW, bool SPLIT>

@@ -25,8 +25,15 @@
 // - Bank conflicts: an x-major row's 16-byte chunk q sits at q ^ 4 (x & 1), so a quarter warp's two
 //   rows fall in different halves of the banks; k-major rows have pitch BX + 2 (== 4 mod 32 words).
 // - The next tile's copies go out between the two 8-k steps of a tile.
-// Tried and dropped: fragments one step ahead across the tile's barrier (CUTLASS's order): 255
-// registers and spills, 0.83x against 0.87x; 4 stages: no gain.
+// - Wide tiles (session 28): the main loop is a software pipeline across the barrier, as in
+//   cuBLAS's kernel (its SASS crosses BAR.SYNC with DMMAs in flight): each step's fragments are
+//   loaded, row block by row block, while the step before issues its products, and the barrier
+//   comes after the first row block of a tile's last step; 233 registers, no spills, 11 DMMAs
+//   issued before the barrier. ncu, n = 4096, H200: SM throughput 75 -> 80 %, 12.5 -> 11.7 cycles
+//   between a warp's instructions; bench 0.85 -> 0.87x cuBLAS. The narrow tiles (two row blocks a
+//   warp, too few products to cover the barrier) keep the plain loop: pipelined they lost 8 %.
+// Tried and dropped: fragments one whole step ahead kept in a second register set (CUTLASS's
+// order): 255 registers and spills, 0.83x against 0.87x; 4 stages: no gain.
 #pragma once
 
 #include "kernels/cuda/gemm_async.cuh"
@@ -117,11 +124,14 @@ struct DmmaLoader {
   }
 };
 
-template <int BM_, int BN_, int BK_, int STAGES_, int WM_, int WN_, int MIN_BLOCKS_>
+// PIPELINED: the main loop as a software pipeline across the barrier (below), else each tile's
+// fragments loaded after its barrier.
+template <int BM_, int BN_, int BK_, int STAGES_, int WM_, int WN_, int MIN_BLOCKS_, bool PIPELINED_>
 struct DmmaCfg {
   using T = double;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_, WM = WM_, WN = WN_;
   static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
+  static constexpr bool PIPELINED = PIPELINED_;
   static constexpr int WARPS_N = BN / WN, WARPS = (BM / WM) * (BN / WN);
   static constexpr int THREADS = 32 * WARPS;
   static constexpr int MT = WM / 16, NT = WN / 8;  // m16n8 products per warp and 8-k step
@@ -174,14 +184,12 @@ struct DmmaFrags {
   double2 a[Cfg::MT][2];  // [16-row block][k 2 t + e]: rows 2 g, 2 g + 1
   double2 b[Cfg::NT];     // [8-column block]: k 2 t, 2 t + 1
 };
+// The N side's fragments of 8-k step j, then the M side's of 16-row block i: loaded apart so
+// that each can go out as soon as the registers it replaces have fed their products.
 template <class Cfg, class NTile>
-__device__ __forceinline__ void dmma_frags(DmmaFrags<Cfg>& f, const double* ms, const double* ns, int j) {
+__device__ __forceinline__ void dmma_frags_n(DmmaFrags<Cfg>& f, const double* ns, int j) {
   const int w = threadIdx.x / 32, l = threadIdx.x % 32, g = l / 4, t = l % 4;
-  const int m0 = (w / Cfg::WARPS_N) * Cfg::WM + 2 * g, n0 = (w % Cfg::WARPS_N) * Cfg::WN + g;
-#pragma unroll
-  for (int i = 0; i < Cfg::MT; ++i)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) f.a[i][e] = Cfg::MTile::pair(ms, m0 + 16 * i, 8 * j + 2 * t + e);
+  const int n0 = (w % Cfg::WARPS_N) * Cfg::WN + g;
 #pragma unroll
   for (int n = 0; n < Cfg::NT; ++n) {
     if constexpr (NTile::X_MAJOR)
@@ -191,12 +199,35 @@ __device__ __forceinline__ void dmma_frags(DmmaFrags<Cfg>& f, const double* ms, 
   }
 }
 template <class Cfg>
-__device__ __forceinline__ void dmma_products(const DmmaFrags<Cfg>& f, double (&acc)[Cfg::MT][Cfg::NT][4]) {
+__device__ __forceinline__ void dmma_frags_m(DmmaFrags<Cfg>& f, const double* ms, int j, int i) {
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32, g = l / 4, t = l % 4;
+  const int m0 = (w / Cfg::WARPS_N) * Cfg::WM + 2 * g;
+#pragma unroll
+  for (int e = 0; e < 2; ++e) f.a[i][e] = Cfg::MTile::pair(ms, m0 + 16 * i, 8 * j + 2 * t + e);
+}
+template <class Cfg>
+__device__ __forceinline__ void dmma_row(const DmmaFrags<Cfg>& f, double (&acc)[Cfg::MT][Cfg::NT][4], int i) {
 #pragma unroll
   for (int n = 0; n < Cfg::NT; ++n)
+    dmma_k8(acc[i][n], f.a[i][0].x, f.a[i][0].y, f.a[i][1].x, f.a[i][1].y, f.b[n].x, f.b[n].y);
+}
+// One 8-k step's products, row block by row block, each row block's registers refilled with the
+// next step's M fragments (from ms, step j) as soon as its products are issued; the next N
+// fragments go into `next` first. `cur` then holds the next step.
+template <class Cfg, class NTile>
+__device__ __forceinline__ void dmma_step_loading(DmmaFrags<Cfg>& cur, double (&acc)[Cfg::MT][Cfg::NT][4],
+                                                  const double* ms, int j, int first_row) {
+  DmmaFrags<Cfg> next;
+  dmma_frags_n<Cfg, NTile>(next, ms + Cfg::MTile::ELEMS, j);
 #pragma unroll
-    for (int i = 0; i < Cfg::MT; ++i)
-      dmma_k8(acc[i][n], f.a[i][0].x, f.a[i][0].y, f.a[i][1].x, f.a[i][1].y, f.b[n].x, f.b[n].y);
+  for (int i = 0; i < Cfg::MT; ++i) {
+    if (i >= first_row) dmma_row<Cfg>(cur, acc, i);
+    dmma_frags_m<Cfg>(next, ms, j, i);
+  }
+#pragma unroll
+  for (int n = 0; n < Cfg::NT; ++n) cur.b[n] = next.b[n];
+#pragma unroll
+  for (int i = 0; i < Cfg::MT; ++i) cur.a[i][0] = next.a[i][0], cur.a[i][1] = next.a[i][1];
 }
 
 // The M side's operand is always copied into a k-major tile, the N side's into an x-major tile
@@ -238,27 +269,73 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
     cp_async_commit();
   }
   int read = 0, write = Cfg::STAGES - 1;
-  for (int t = 0; t < tiles; ++t) {
-    cp_async_wait<Cfg::STAGES - 2>();  // this thread's copies of tile t have landed
-    __syncthreads();                   // everyone's have; everyone is done with tile t - 1
-    const double* ms = smem + read * STAGE;
+  if constexpr (!Cfg::PIPELINED) {
+    for (int t = 0; t < tiles; ++t) {
+      cp_async_wait<Cfg::STAGES - 2>();  // this thread's copies of tile t have landed
+      __syncthreads();                   // everyone's have; everyone is done with tile t - 1
+      const double* ms = smem + read * STAGE;
 #pragma unroll
-    for (int j = 0; j < Cfg::BK / 8; ++j) {
-      DmmaFrags<Cfg> f;
-      dmma_frags<Cfg, NTile>(f, ms, ms + MTile::ELEMS, j);
-      // The next tile's copies go out mid-tile, behind this step's loads: the products before and
-      // after cover their issue.
-      if (j == Cfg::BK / 16) {
-        if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
-          ml.load(smem + write * STAGE, m_step);
-          nl.load(smem + write * STAGE + MTile::ELEMS, n_step);
+      for (int j = 0; j < Cfg::BK / 8; ++j) {
+        DmmaFrags<Cfg> f;
+#pragma unroll
+        for (int i = 0; i < Cfg::MT; ++i) dmma_frags_m<Cfg>(f, ms, j, i);
+        dmma_frags_n<Cfg, NTile>(f, ms + MTile::ELEMS, j);
+        // The next tile's copies go out mid-tile, behind this step's loads: the products before
+        // and after cover their issue.
+        if (j == Cfg::BK / 16) {
+          if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
+            ml.load(smem + write * STAGE, m_step);
+            nl.load(smem + write * STAGE + MTile::ELEMS, n_step);
+          }
+          cp_async_commit();
         }
-        cp_async_commit();
+#pragma unroll
+        for (int n = 0; n < Cfg::NT; ++n)
+#pragma unroll
+          for (int i = 0; i < Cfg::MT; ++i)
+            dmma_k8(acc[i][n], f.a[i][0].x, f.a[i][0].y, f.a[i][1].x, f.a[i][1].y, f.b[n].x, f.b[n].y);
       }
-      dmma_products<Cfg>(f, acc);
+      read = read + 1 == Cfg::STAGES ? 0 : read + 1;
+      write = write + 1 == Cfg::STAGES ? 0 : write + 1;
     }
-    read = read + 1 == Cfg::STAGES ? 0 : read + 1;
-    write = write + 1 == Cfg::STAGES ? 0 : write + 1;
+  } else {
+    // A software pipeline across the barrier (cuBLAS's DMMA kernel does the same): each 8-k
+    // step's fragments are loaded while the step before runs its products, and the barrier that
+    // makes tile t + 1 readable is crossed after the first row block of tile t's last step, so the
+    // tensor pipe still has products queued while the warps meet there. Every read of tile t is
+    // issued before that barrier; the copy into tile t's stage goes out after the next one.
+    DmmaFrags<Cfg> f;
+    cp_async_wait<Cfg::STAGES - 2>();  // tile 0 has landed
+    __syncthreads();
+    dmma_frags_n<Cfg, NTile>(f, smem + MTile::ELEMS, 0);
+#pragma unroll
+    for (int i = 0; i < Cfg::MT; ++i) dmma_frags_m<Cfg>(f, smem, 0, i);
+    constexpr int STEPS = Cfg::BK / 8;
+    for (int t = 0; t < tiles; ++t) {
+      const double* ms = smem + read * STAGE;
+#pragma unroll
+      for (int j = 0; j + 1 < STEPS; ++j) {
+        dmma_step_loading<Cfg, NTile>(f, acc, ms, j + 1, 0);
+        if (j == STEPS / 2 - 1) {  // the next copies mid-tile, between the products
+          if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
+            ml.load(smem + write * STAGE, m_step);
+            nl.load(smem + write * STAGE + MTile::ELEMS, n_step);
+          }
+          cp_async_commit();
+        }
+      }
+      read = read + 1 == Cfg::STAGES ? 0 : read + 1;
+      write = write + 1 == Cfg::STAGES ? 0 : write + 1;
+      if (t + 1 < tiles) {
+        dmma_row<Cfg>(f, acc, 0);
+        cp_async_wait<Cfg::STAGES - 2>();  // this thread's copies of tile t + 1 have landed
+        __syncthreads();                   // everyone's have; everyone has read all of tile t
+        dmma_step_loading<Cfg, NTile>(f, acc, smem + read * STAGE, 0, 1);
+      } else {
+#pragma unroll
+        for (int i = 0; i < Cfg::MT; ++i) dmma_row<Cfg>(f, acc, i);
+      }
+    }
   }
   cp_async_wait<0>();
 

@@ -247,6 +247,10 @@ struct GemmTile {
   // took 3.94, 0.83x, and the margin was 1.4); f64: 64 x 16384 x 16384 narrow 0.91 ms against
   // wide tiles on half the k each 0.79.
   static constexpr double NARROW_MARGIN = F32 ? 1.1 : 1.15;
+  // f64: the main loop pipelined across the barrier (gemm_dmma.cuh) on the wide tiles only (H200,
+  // session 28, A/B in one run: wide 0.85 -> 0.87x cuBLAS at n = 4096, 0.87 -> 0.90x at 64 x 16384
+  // x 16384; the narrow tiles, two row blocks a warp, lost 0.85 -> 0.77x at 16384 x 64 x 16384).
+  static constexpr bool DMMA_PIPELINE = !F32 && !NARROW;
   // Time of a block alone on its SM, in blocks' times at full occupancy (plan/gemm_grid.hpp), on
   // an H200 (bench/RESULTS.md, session 22; one block an SM against BLOCKS_PER_SM on a part of the
   // k each): f32 narrow 1.100 ms against 0.924 with four (16384 x 64 x 16384); f32 wide 1.099
