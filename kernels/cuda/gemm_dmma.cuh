@@ -311,29 +311,34 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
 #pragma unroll
     for (int i = 0; i < Cfg::MT; ++i) dmma_frags_m<Cfg>(f, smem, 0, i);
     constexpr int STEPS = Cfg::BK / 8;
-    for (int t = 0; t < tiles; ++t) {
-      const double* ms = smem + read * STAGE;
+    // Unrolled by the stage count, so that every stage's address is a constant offset.
+    for (int t0 = 0; t0 < tiles; t0 += Cfg::STAGES) {
 #pragma unroll
-      for (int j = 0; j + 1 < STEPS; ++j) {
-        dmma_step_loading<Cfg, NTile>(f, acc, ms, j + 1, 0);
-        if (j == STEPS / 2 - 1) {  // the next copies mid-tile, between the products
-          if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
-            ml.load(smem + write * STAGE, m_step);
-            nl.load(smem + write * STAGE + MTile::ELEMS, n_step);
+      for (int rd = 0; rd < Cfg::STAGES; ++rd) {
+        const int t = t0 + rd;
+        if (t >= tiles) break;
+        const int wr = (rd + Cfg::STAGES - 1) % Cfg::STAGES, nx = (rd + 1) % Cfg::STAGES;
+        const double* ms = smem + rd * STAGE;
+#pragma unroll
+        for (int j = 0; j + 1 < STEPS; ++j) {
+          dmma_step_loading<Cfg, NTile>(f, acc, ms, j + 1, 0);
+          if (j == STEPS / 2 - 1) {  // the next copies mid-tile, between the products
+            if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
+              ml.load(smem + wr * STAGE, m_step);
+              nl.load(smem + wr * STAGE + MTile::ELEMS, n_step);
+            }
+            cp_async_commit();
           }
-          cp_async_commit();
         }
-      }
-      read = read + 1 == Cfg::STAGES ? 0 : read + 1;
-      write = write + 1 == Cfg::STAGES ? 0 : write + 1;
-      if (t + 1 < tiles) {
-        dmma_row<Cfg>(f, acc, 0);
-        cp_async_wait<Cfg::STAGES - 2>();  // this thread's copies of tile t + 1 have landed
-        __syncthreads();                   // everyone's have; everyone has read all of tile t
-        dmma_step_loading<Cfg, NTile>(f, acc, smem + read * STAGE, 0, 1);
-      } else {
+        if (t + 1 < tiles) {
+          dmma_row<Cfg>(f, acc, 0);
+          cp_async_wait<Cfg::STAGES - 2>();  // this thread's copies of tile t + 1 have landed
+          __syncthreads();                   // everyone's have; everyone has read all of tile t
+          dmma_step_loading<Cfg, NTile>(f, acc, smem + nx * STAGE, 0, 1);
+        } else {
 #pragma unroll
-        for (int i = 0; i < Cfg::MT; ++i) dmma_row<Cfg>(f, acc, i);
+          for (int i = 0; i < Cfg::MT; ++i) dmma_row<Cfg>(f, acc, i);
+        }
       }
     }
   }
