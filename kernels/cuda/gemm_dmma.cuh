@@ -37,8 +37,9 @@
 //   82 %, 0.89x cuBLAS. The steps' fragments then alternate between two register sets, so that
 //   no load waits for a queued product to read the registers it overwrites: 255 registers (at
 //   the limit; no spills with CUDA 13.0), 1-1.5 % faster on the wide tiles.
-// Tried and dropped: fragments one whole step ahead kept in a second register set (CUTLASS's
-// order): 255 registers and spills, 0.83x against 0.87x; 4 stages: no gain.
+// Tried and dropped (session 21, on the plain loop): the whole next step's fragments loaded at
+// the top of each step, before any of its products (CUTLASS's order): spills, 0.83x against
+// 0.87x; 4 stages: no gain.
 #pragma once
 
 #include "kernels/cuda/gemm_async.cuh"
@@ -270,8 +271,8 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
     }
     cp_async_commit();
   }
-  int read = 0, write = Cfg::STAGES - 1;
   if constexpr (!Cfg::PIPELINED) {
+    int read = 0, write = Cfg::STAGES - 1;
     for (int t = 0; t < tiles; ++t) {
       cp_async_wait<Cfg::STAGES - 2>();  // this thread's copies of tile t have landed
       __syncthreads();                   // everyone's have; everyone is done with tile t - 1
