@@ -98,8 +98,10 @@ TEST_CASE_TEMPLATE("gpu cases: gemm on exact tiles, k = 0 and 1, several tiles a
   };
   const Device ref = reference_device();
   std::uint32_t seed = 7000;
-  for (Shape s : {Shape{128, 128, 8}, Shape{128, 128, 16}, Shape{64, 300, 1}, Shape{33, 17, 0}, Shape{257, 131, 517},
-                  Shape{400, 301, 333}})
+  // k in 16-wide tiles: 1, 2, 4 and 5 tiles besides 33 and 21, so that a main loop unrolled by
+  // its 3 stages (CUDA's f64 kernel) ends after each of them.
+  for (Shape s : {Shape{128, 128, 8}, Shape{128, 128, 16}, Shape{128, 128, 32}, Shape{136, 200, 50},
+                  Shape{200, 136, 71}, Shape{64, 300, 1}, Shape{33, 17, 0}, Shape{257, 131, 517}, Shape{400, 301, 333}})
     for (Trans ta : {Trans::N, Trans::T})
       for (Trans tb : {Trans::N, Trans::T})
         for (double beta : {0.0, -0.5}) {
