@@ -263,14 +263,17 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
     for (int j = 0; j < Cfg::NT; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0;
 
   const int tiles = static_cast<int>((s.k + Cfg::BK - 1) / Cfg::BK);
-#pragma unroll
-  for (int t = 0; t < Cfg::STAGES - 1; ++t) {
-    if (t < tiles) {
-      ml.load(smem + t * STAGE, m_step);
-      nl.load(smem + t * STAGE + MTile::ELEMS, n_step);
+  // Tile u's copies into `stage` (none past the last tile), as one commit group either way: the
+  // waits count groups.
+  const auto copy_tile = [&](int u, int stage) {
+    if (u < tiles) {
+      ml.load(smem + stage * STAGE, m_step);
+      nl.load(smem + stage * STAGE + MTile::ELEMS, n_step);
     }
     cp_async_commit();
-  }
+  };
+#pragma unroll
+  for (int t = 0; t < Cfg::STAGES - 1; ++t) copy_tile(t, t);
   if constexpr (!Cfg::PIPELINED) {
     int read = 0, write = Cfg::STAGES - 1;
     for (int t = 0; t < tiles; ++t) {
@@ -285,13 +288,7 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
         dmma_frags_n<Cfg, NTile>(f, ms + MTile::ELEMS, j);
         // The next tile's copies go out mid-tile, behind this step's loads: the products before
         // and after cover their issue.
-        if (j == Cfg::BK / 16) {
-          if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
-            ml.load(smem + write * STAGE, m_step);
-            nl.load(smem + write * STAGE + MTile::ELEMS, n_step);
-          }
-          cp_async_commit();
-        }
+        if (j == Cfg::BK / 16) copy_tile(t + Cfg::STAGES - 1, write);  // into the stage tile t - 1 used
 #pragma unroll
         for (int n = 0; n < Cfg::NT; ++n)
 #pragma unroll
@@ -326,13 +323,8 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_dmma_kerne
 #pragma unroll
         for (int j = 0; j + 1 < STEPS; ++j) {
           dmma_step_loading<Cfg, NTile>(f[j % 2], f[(j + 1) % 2], acc, ms, j + 1, 0);
-          if (j == STEPS / 2 - 1) {  // the next copies mid-tile, between the products
-            if (t + Cfg::STAGES - 1 < tiles) {  // into the stage tile t - 1 used
-              ml.load(smem + wr * STAGE, m_step);
-              nl.load(smem + wr * STAGE + MTile::ELEMS, n_step);
-            }
-            cp_async_commit();
-          }
+          // The next copies mid-tile, between the products, into the stage tile t - 1 used.
+          if (j == STEPS / 2 - 1) copy_tile(t + Cfg::STAGES - 1, wr);
         }
         if (t + 1 < tiles) {
           dmma_row<Cfg>(f[1], acc, 0);

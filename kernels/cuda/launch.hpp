@@ -249,7 +249,8 @@ struct GemmTile {
   static constexpr double NARROW_MARGIN = F32 ? 1.1 : 1.15;
   // f64: the main loop pipelined across the barrier (gemm_dmma.cuh) on the wide tiles only (H200,
   // session 28, A/B in one run: wide 0.85 -> 0.87x cuBLAS at n = 4096, 0.87 -> 0.90x at 64 x 16384
-  // x 16384; the narrow tiles, two row blocks a warp, lost 0.85 -> 0.77x at 16384 x 64 x 16384).
+  // x 16384; the narrow tiles, two row blocks a warp, lost 0.85 -> 0.77x at 16384 x 64 x 16384,
+  // and again unrolled by their stages: 0.906 against 0.974 ms).
   static constexpr bool DMMA_PIPELINE = !F32 && !NARROW;
   // Time of a block alone on its SM, in blocks' times at full occupancy (plan/gemm_grid.hpp), on
   // an H200 (bench/RESULTS.md, session 22; one block an SM against BLOCKS_PER_SM on a part of the
