@@ -119,10 +119,15 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                    ", stream (a warp per 32 rows) when mean row <= " + std::to_string(tune.get("spmv.stream_mean"))},
       {"trsv/trsm", "diagonal blocks " + std::to_string(kTrsvBlock<float>) + " (f32) / " +
                         std::to_string(kTrsvBlock<double>) + " (f64), inverted; sync-free block-row sweep"},
-      {"sptrsv", "GPU level analysis, sync-free solve in level order, " + std::to_string(tune.get("sptrsv.blocks_per_sm")) +
-                     " x " + std::to_string(kSptrsvThreads) + " threads per SM; levels of fewer than " +
-                     std::to_string(tune.get("sptrsv.syncfree")) + " rows on average: one block of up to " +
-                     std::to_string(kSptrsvBlockThreads) + " threads walks them"},
+      {"sptrsv", "GPU level analysis; levels of fewer than " + std::to_string(tune.get("sptrsv.syncfree")) +
+                     " rows on average: one block of up to " + std::to_string(kSptrsvBlockThreads) +
+                     " threads walks them; wider: " +
+                     (tune.get("sptrsv.parts") > 0
+                          ? std::to_string(tune.get("sptrsv.parts")) +
+                                "/8 block a SM walk them, each over its own part of the rows, earlier parts' rows "
+                                "polled"
+                          : "sync-free solve in level order, " + std::to_string(tune.get("sptrsv.blocks_per_sm")) +
+                                " x " + std::to_string(kSptrsvThreads) + " threads per SM")},
       {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + " (narrow: " +
                        tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) + ", when it fills the SMs' waves better)"},
       {"gemm f32 tf32/tf32x3", "TF32 tensor cores (mma m16n8k8; tf32x3: hi/lo split, 3 mmas), " +

@@ -1,12 +1,16 @@
 // Sparse triangular solve. Analysis: the device's own implementation of the level schedule
 // (plan/level_schedule.hpp is the host one), all on the GPU so the matrix never crosses to the
-// host: inverted diagonal, levels, rows bucketed by level, one host round trip (counted) for the
-// diagonal check and the level count; a singular row is worded by plan::singular_row_error.
-// Solve: one sync-free launch where the levels are wide, else one block that walks the levels
-// with barriers (plan::solve_sync_free, sptrsv.syncfree; kernels/cuda/sptrsv.cu). The
-// plan keeps the level order and the inverted diagonal, read-only, so any queue may solve with
-// it; the per-row "solved in epoch e" words and the ticket a solve writes are the solving
-// queue's (SptrsvState), and each solve bumps the queue's epoch instead of clearing them.
+// host: inverted diagonal, levels, rows bucketed by level (and by part within a level), one host
+// round trip (counted) for the diagonal check and the level count; a singular row is worded by
+// plan::singular_row_error.
+// Solve (kernels/cuda/sptrsv.cu): where the levels are narrow (plan::solve_sync_free,
+// sptrsv.syncfree), one block walks them with barriers; where they are wide, one block per part
+// of the rows (sptrsv.parts) walks them over its own rows, reading earlier parts'
+// rows from the per-row published words, or (sptrsv.parts = 0) one sync-free launch in
+// level order. The plan keeps the order and the inverted diagonal, read-only, so any queue may
+// solve with it; the per-row words ("x[i] of epoch e") and the ticket a solve writes are the
+// solving queue's (SptrsvState), and each solve bumps the queue's epoch and counts on the ticket
+// instead of clearing them.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -26,14 +30,15 @@ template <class T>
 struct CudaSptrsvPlan final : SptrsvPlanData {
   SptrsvShape shape;
   bool warp_per_row = false;
-  int levels = 0;
   DeviceBuffer order, inv_diag;
-  // One block walks the levels (plan::solve_sync_free says no): each level's end position and
-  // each position's row and entry range; `lanes` threads a row; x in shared memory where it fits.
-  bool one_block = false;
+  // Blocks walk the levels (narrow levels: one block; wide ones with sptrsv.parts > 0:
+  // parts): each segment's end position and each position's row and entry range; `lanes`
+  // threads a row; the part's x in shared memory where it fits. Else the sync-free launch.
+  bool blocks_walk = false;
+  SptrsvWalk walk;
   int lanes = 1, threads = 32;
   bool smem_x = false;
-  DeviceBuffer level_end, info;
+  DeviceBuffer seg_end, info;
   // Recorded after the analysis's last kernel: a solve on another queue waits for it (on the device).
   cudaEvent_t done = nullptr;
   CudaSptrsvPlan() = default;
@@ -75,9 +80,10 @@ std::string singular_row_message(Backend& b, const CsrView& A, int row, cudaStre
 
 // A queue's sptrsv scratch. Analysis: the level and bucket arrays (n ints each) and three ints
 // (first singular row, level count, ticket), reused rather than freed after each analysis (a
-// cudaFree would wait for the device). Solve: the per-row flags, per dtype (f32 rows publish
-// value and epoch in one 8-byte word, f64 rows a 4-byte epoch), with the epoch of the queue's
-// latest solve: flags left by earlier solves, of any plan, hold smaller epochs. And the ticket.
+// cudaFree would wait for the device). Solve: the per-row published words, per dtype
+// (kSptrsvReadyBytes: value and epoch), with the epoch of the queue's latest solve: words left by
+// earlier solves, of any plan, hold smaller epochs. And the solves' block ticket, never reset
+// while it has room: `taken` counts the tickets the queue's launches took.
 struct CudaBackend::SptrsvState {
   DeviceBuffer level, counts, misc;
   struct Flags {
@@ -86,10 +92,36 @@ struct CudaBackend::SptrsvState {
   };
   Flags flags[2];  // f32, f64
   DeviceBuffer ticket;
+  int taken = 0;
 
   static SptrsvState& of(CudaQueue& q) {
     if (!q.state.sptrsv) q.state.sptrsv = std::make_shared<SptrsvState>();
     return *q.state.sptrsv;
+  }
+  // This solve's epoch, its words (grown or cleared when needed), and the ticket's base for a
+  // launch of `blocks` blocks.
+  template <class T>
+  Flags& flags_for(int n, cudaStream_t stream) {
+    Flags& f = flags[sizeof(T) == 8 ? 1 : 0];
+    const std::size_t bytes = static_cast<std::size_t>(n) * kSptrsvReadyBytes<T>;
+    if (f.ready.get() == nullptr || f.ready.bytes() < bytes || f.epoch == INT_MAX) {
+      // New (or regrown) words, or epochs exhausted: start over from clear words.
+      f.ready.ensure(bytes);
+      TESSERA_CUDA_CHECK(cudaMemsetAsync(f.ready.get(), 0, f.ready.bytes(), stream));
+      f.epoch = 0;
+    }
+    ++f.epoch;
+    return f;
+  }
+  int* ticket_for(unsigned blocks, int& base, cudaStream_t stream) {
+    int* t = static_cast<int*>(ticket.get());
+    if (t == nullptr || taken > INT_MAX - static_cast<int>(blocks)) {
+      t = static_cast<int*>(ticket.ensure(sizeof(int)));
+      TESSERA_CUDA_CHECK(cudaMemsetAsync(t, 0, sizeof(int), stream));
+      taken = 0;
+    }
+    base = taken;
+    return t;
   }
 };
 
@@ -129,27 +161,45 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   note_host_wait();  // the verdict and the level count are needed here
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!plan->shape.unit && host[0] != kNoRow) throw InvalidArgument(singular_row_message(*this, A, host[0], stream));
-  plan->levels = host[1];
 
-  TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, plan->levels, stream));
-  TESSERA_CUDA_CHECK(launch_sptrsv_scatter(n, level, counts, ptr<int>(plan->order), stream));
-  plan->one_block = !plan::solve_sync_free(n, plan->levels, tune_.get("sptrsv.syncfree"));
-  if (plan->one_block) {  // the scatter left each level's end position in counts
-    const std::size_t level_bytes = static_cast<std::size_t>(plan->levels) * sizeof(int);
-    plan->level_end.ensure(level_bytes);
-    TESSERA_CUDA_CHECK(cudaMemcpyAsync(plan->level_end.get(), counts, level_bytes, cudaMemcpyDeviceToDevice, stream));
+  // How the levels are walked: wide ones by parts of the rows (or the sync-free launch), narrow
+  // ones by one block. Parts: sptrsv.parts eighths of the SM count, at most n / levels (a row a
+  // level each on average; the segment counts then fit the n ints of `counts`).
+  const int levels = host[1];
+  const bool wide = plan::solve_sync_free(n, levels, tune_.get("sptrsv.syncfree"));
+  const std::int64_t eighths = tune_.get("sptrsv.parts");
+  plan->blocks_walk = !wide || eighths > 0;
+  SptrsvWalk& w = plan->walk;
+  w.levels = levels;
+  w.parts = wide && eighths > 0 ? static_cast<int>(std::max<std::int64_t>(
+                                      1, std::min<std::int64_t>(eighths * props_.multiProcessorCount / 8, n / levels)))
+                                : 1;
+  w.part_rows = (n + w.parts - 1) / w.parts;
+  w.parts = (n + w.part_rows - 1) / w.part_rows;  // no empty part
+  const int segments = levels * w.parts;
+  if (w.parts > 1) {  // the levels kernel counted rows by level: count them by segment
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(segments) * sizeof(int), stream));
+    TESSERA_CUDA_CHECK(launch_sptrsv_segment_counts(plan->shape, w, level, counts, stream));
+  }
+  TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, segments, stream));
+  TESSERA_CUDA_CHECK(launch_sptrsv_scatter(plan->shape, w, level, counts, ptr<int>(plan->order), stream));
+  if (plan->blocks_walk) {  // the scatter left each segment's end position in counts
+    const std::size_t seg_bytes = static_cast<std::size_t>(segments) * sizeof(int);
+    plan->seg_end.ensure(seg_bytes);
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(plan->seg_end.get(), counts, seg_bytes, cudaMemcpyDeviceToDevice, stream));
     plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4));
     TESSERA_CUDA_CHECK(launch_sptrsv_block_info(n, ptr<int>(plan->order), rp, ptr<int4>(plan->info), stream));
     // Lanes enough for rows of twice the mean length in the entries each lane holds ahead (the
     // whole row is walked, not only the triangle; longer rows load the rest as they go). Groups
-    // for twice the mean level: a block of idle warps still issues every level's instructions,
-    // and a wider level takes further rounds.
+    // for sptrsv.walk_groups times the mean rows of a part's level: a block of idle warps still
+    // issues every level's instructions, and a wider level takes further rounds.
     const std::int64_t per_lane = (2 * A.nnz / n + kSptrsvBlockEntries - 1) / kSptrsvBlockEntries;
     while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
-    const std::int64_t groups = 2 * ((n + plan->levels - 1) / plan->levels);
+    const std::int64_t groups = tune_.get("sptrsv.walk_groups") * ((n + segments - 1) / segments);
     plan->threads = 32;
-    while (plan->threads < kSptrsvBlockThreads && plan->threads < groups * plan->lanes) plan->threads *= 2;
-    plan->smem_x = static_cast<std::size_t>(n) * sizeof(T) <= props_.sharedMemPerBlockOptin;
+    while (plan->threads < sptrsv_block_threads(w.parts > 1) && plan->threads < groups * plan->lanes)
+      plan->threads *= 2;
+    plan->smem_x = static_cast<std::size_t>(w.part_rows) * sizeof(T) <= props_.sharedMemPerBlockOptin;
   }
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&plan->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(plan->done, stream));
@@ -164,39 +214,53 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
     throw InvalidArgument("sptrsv_solve: the plan was not made by the cuda backend for this data type");
   if (plan->shape.n == 0) return;
   const cudaStream_t stream = stream_of(q);
-  if (plan->one_block) {
-    wait_for_event(stream, plan->done);  // the analysis may have run on another queue
-    TESSERA_CUDA_CHECK(launch_sptrsv_block_solve<T>(
-        plan->shape, plan->levels, ptr<int>(plan->level_end), ptr<int4>(plan->info), static_cast<const int*>(A.col_idx),
-        static_cast<const T*>(A.values), ptr<T>(plan->inv_diag), dev_ptr<const T>(b), dev_ptr<T>(x), plan->lanes,
-        plan->threads, plan->smem_x, stream));
-    return;
-  }
   SptrsvState& st = SptrsvState::of(queue_of(q));
-  SptrsvState::Flags& flags = st.flags[sizeof(T) == 8 ? 1 : 0];
-  const std::size_t ready_bytes = static_cast<std::size_t>(plan->shape.n) * kSptrsvReadyBytes<T>;
-  if (flags.ready.get() == nullptr || flags.ready.bytes() < ready_bytes || flags.epoch == INT_MAX) {
-    // New (or regrown) flags, or epochs exhausted: start over from clear flags.
-    flags.ready.ensure(ready_bytes);
-    TESSERA_CUDA_CHECK(cudaMemsetAsync(flags.ready.get(), 0, flags.ready.bytes(), stream));
-    flags.epoch = 0;
+  const SptrsvWalk& w = plan->walk;
+  SptrsvState::Flags* flags = nullptr;
+  int* ticket = nullptr;
+  int ticket_base = 0;
+  // Each block of the launch takes a ticket.
+  const unsigned blocks = plan->blocks_walk ? static_cast<unsigned>(w.parts)
+                                            : sptrsv_solve_blocks(plan->shape.n, plan->warp_per_row);
+  if (!plan->blocks_walk || w.parts > 1) {
+    flags = &st.flags_for<T>(plan->shape.n, stream);
+    ticket = st.ticket_for(blocks, ticket_base, stream);
   }
-  ++flags.epoch;
-  int* ticket = static_cast<int*>(st.ticket.ensure(sizeof(int)));
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(int), stream));
-  // The analysis may have run on another queue.
-  wait_for_event(stream, plan->done);
-  // At most sptrsv.blocks_per_sm blocks per SM: each asks for its share of the SM's shared
-  // memory (less the 1 KB per block the hardware reserves), within the per-block opt-in limit.
-  const std::size_t per_sm = props_.sharedMemPerMultiprocessor;
-  const std::size_t share = per_sm / static_cast<std::size_t>(tune_.get("sptrsv.blocks_per_sm"));
-  const std::size_t residency_smem =
-      std::min<std::size_t>(share > 2048 ? share - 1024 - 256 : 0, props_.sharedMemPerBlockOptin);
-  TESSERA_CUDA_CHECK(launch_sptrsv_solve<T>(
-      plan->shape, plan->warp_per_row, ptr<int>(plan->order), static_cast<const int*>(A.row_ptr),
-      static_cast<const int*>(A.col_idx), static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
-      dev_ptr<const T>(b), dev_ptr<T>(x), flags.ready.get(), flags.epoch, ticket, residency_smem,
-      tune_.get("sptrsv.sleep_ns"), stream));
+  wait_for_event(stream, plan->done);  // the analysis may have run on another queue
+  if (plan->blocks_walk) {
+    SptrsvBlockArgs<T> a;
+    a.seg_end = ptr<int>(plan->seg_end);
+    a.info = ptr<int4>(plan->info);
+    a.col_idx = static_cast<const int*>(A.col_idx);
+    a.values = static_cast<const T*>(A.values);
+    a.inv_diag = ptr<T>(plan->inv_diag);
+    a.b = dev_ptr<const T>(b);
+    a.x = dev_ptr<T>(x);
+    a.lanes = plan->lanes;
+    a.threads = plan->threads;
+    a.smem_x = plan->smem_x;
+    if (flags != nullptr) {
+      a.ready = flags->ready.get();
+      a.epoch = flags->epoch;
+      a.ticket = ticket;
+      a.ticket_base = ticket_base;
+      a.sleep_ns = static_cast<int>(tune_.get("sptrsv.sleep_ns"));
+    }
+    TESSERA_CUDA_CHECK(launch_sptrsv_block_solve<T>(plan->shape, w, a, stream));
+  } else {
+    // At most sptrsv.blocks_per_sm blocks per SM: each asks for its share of the SM's shared
+    // memory (less the 1 KB per block the hardware reserves), within the per-block opt-in limit.
+    const std::size_t per_sm = props_.sharedMemPerMultiprocessor;
+    const std::size_t share = per_sm / static_cast<std::size_t>(tune_.get("sptrsv.blocks_per_sm"));
+    const std::size_t residency_smem =
+        std::min<std::size_t>(share > 2048 ? share - 1024 - 256 : 0, props_.sharedMemPerBlockOptin);
+    TESSERA_CUDA_CHECK(launch_sptrsv_solve<T>(
+        plan->shape, plan->warp_per_row, ptr<int>(plan->order), static_cast<const int*>(A.row_ptr),
+        static_cast<const int*>(A.col_idx), static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
+        dev_ptr<const T>(b), dev_ptr<T>(x), flags->ready.get(), flags->epoch, ticket, ticket_base, residency_smem,
+        tune_.get("sptrsv.sleep_ns"), stream));
+  }
+  if (ticket != nullptr) st.taken += static_cast<int>(blocks);  // launched: its blocks take their tickets
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, sptrsv_analyze)

@@ -177,34 +177,75 @@ cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const
                                  int* counts, int* ticket, int* max_level, int sleep_ns, cudaStream_t stream);
 // Exclusive scan of counts[0..len) in place (one block).
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);
-// order[cursor[level[i]-1]++] = i.
-cudaError_t launch_sptrsv_scatter(int n, const int* level, int* cursor, int* order, cudaStream_t stream);
+// How blocks walk the levels: `parts` blocks, block p owning the rows at positions [p *
+// part_rows, (p + 1) * part_rows) in dependency order (lower: row, upper: n - 1 - row); one part
+// (part_rows = n) is one block walking every row. Rows are bucketed by segment, segment k = (level
+// - 1) * parts + part, so the order is by level, and by part within a level.
+struct SptrsvWalk {
+  int levels = 0;
+  int parts = 1;
+  int part_rows = 0;
+};
+// counts[segment of row i] += 1 (counts zero on entry, levels * parts ints).
+cudaError_t launch_sptrsv_segment_counts(const SptrsvShape& s, const SptrsvWalk& w, const int* level, int* counts,
+                                         cudaStream_t stream);
+// order[cursor[segment of row i]++] = i: with cursor the counts' exclusive scan, the rows by
+// segment, cursor[k] left at segment k's end.
+cudaError_t launch_sptrsv_scatter(const SptrsvShape& s, const SptrsvWalk& w, const int* level, int* cursor, int* order,
+                                  cudaStream_t stream);
 // Solve in level order; `ready` (kSptrsvReadyBytes<T> per row, zero before the first solve)
-// says which rows of this solve (`epoch`, > 0, new per solve) are final; ticket zero on entry.
+// says which rows of this solve (`epoch`, > 0, new per solve) are final; the blocks' ticket
+// counts on from ticket_base, the tickets earlier launches took (each takes one per block).
 // warp_per_row: one warp per row (long rows) instead of one thread. residency_smem: dynamic
 // shared memory per block (unused) that caps the resident blocks per SM: fewer rows waiting at
 // once means fewer polls competing with the stores they wait for.
 template <class T>
-constexpr int kSptrsvReadyBytes = sizeof(T) == 4 ? 8 : 4;
+constexpr int kSptrsvReadyBytes = sizeof(T) == 4 ? 8 : 16;
+// The blocks (tickets) of one such launch: a chunk of kSptrsvThreads rows each, or of a row a warp.
+inline unsigned sptrsv_solve_blocks(int n, bool warp_per_row) {
+  const int rows = warp_per_row ? kSptrsvThreads / 32 : kSptrsvThreads;
+  return static_cast<unsigned>((n + rows - 1) / rows);
+}
 template <class T>
 cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const int* order, const int* row_ptr,
                                 const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
-                                void* ready, int epoch, int* ticket, std::size_t residency_smem, int sleep_ns,
-                                cudaStream_t stream);
-
-// One block walks the levels (schedules of many narrow levels, sptrsv.syncfree): info[p] =
-// {row, row_ptr[row], row_ptr[row + 1], 0} of the p-th row in level order (built once by the
-// analysis), level L's rows at positions [level_end[L - 1], level_end[L]). `lanes` (1, 2, 4, ...
-// 32) threads share a row, each holding up to kSptrsvBlockEntries of its entries ahead of time;
-// `threads` (a multiple of 32 and of lanes, at most kSptrsvBlockThreads) in the block; smem_x: x
-// kept in shared memory too (n values fit the block's opt-in shared memory).
+                                void* ready, int epoch, int* ticket, int ticket_base, std::size_t residency_smem,
+                                int sleep_ns, cudaStream_t stream);
+// Blocks walk the levels (SptrsvWalk; one block for schedules of narrow levels, sptrsv.syncfree;
+// parts of the rows for wide ones, sptrsv.parts): info[p] = {row, row_ptr[row],
+// row_ptr[row + 1], 0} of the p-th row in segment order (built once by the analysis), segment k's
+// rows at positions [seg_end[k - 1], seg_end[k]). `lanes` (1, 2, 4, ... 32) threads share a row,
+// each holding up to kSptrsvBlockEntries of its entries ahead of time; `threads` (a multiple of
+// 32 and of lanes, at most sptrsv_block_threads(parts > 1)) in a block; smem_x: the part's x kept in shared
+// memory too (part_rows values fit the block's opt-in shared memory). Parts > 1: rows of earlier
+// parts are read from `ready` (epoch, ticket and ticket_base as in launch_sptrsv_solve; one
+// ticket per block), and every row is published there.
 constexpr int kSptrsvBlockThreads = 512;
 constexpr int kSptrsvBlockEntries = 8;
+// Parts hold the published words of their entries too: 256 threads leave them the registers
+// (f64 spilled at 512's 128).
+constexpr int sptrsv_block_threads(bool parts) { return parts ? kSptrsvBlockThreads / 2 : kSptrsvBlockThreads; }
 cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr, int4* info, cudaStream_t stream);
 template <class T>
-cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, int levels, const int* level_end, const int4* info,
-                                      const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
-                                      int lanes, int threads, bool smem_x, cudaStream_t stream);
+struct SptrsvBlockArgs {
+  const int* seg_end = nullptr;
+  const int4* info = nullptr;
+  const int* col_idx = nullptr;
+  const T* values = nullptr;
+  const T* inv_diag = nullptr;
+  const T* b = nullptr;
+  T* x = nullptr;
+  int lanes = 1, threads = 32;
+  bool smem_x = false;
+  void* ready = nullptr;  // parts > 1 only, with the rest
+  int epoch = 0;
+  int* ticket = nullptr;
+  int ticket_base = 0;
+  int sleep_ns = 0;
+};
+template <class T>
+cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const SptrsvBlockArgs<T>& a,
+                                      cudaStream_t stream);
 
 // ---------------------------------------------------------------- gemm
 // Tile shapes: GemmTile (gemm, trsm's updates, the f32 convolution layer) and ConvGemmTile (the

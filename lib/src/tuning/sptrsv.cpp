@@ -38,7 +38,22 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // waiting row loading the next one's data, was slower (H100, 128^3 Laplacian f32: 0.958 /
       // 0.932 ms at 1 / 2 blocks per SM against 0.812 / 0.862): the launches are not what
       // bounds the solve.
-      {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the solve", 1, 32, Shape::any, {{"cuda/*", 1}}},
+      {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the sync-free solve", 1, 32, Shape::any,
+       {{"cuda/*", 1}}},
+      // H200, 2026-11-30, lower triangle of the 128^3 Laplacian, f32 (cuSPARSE 0.72 ms in each
+      // run): the sync-free launch (0) 0.83 ms; parts of the rows: 2 (33 blocks, 4 planes each)
+      // 1.76, 4 (66) 0.749-0.75, 8 (132) 0.76, 16 (264) 0.875. The real FEM triangles' narrow
+      // levels take one block either way.
+      {"sptrsv.parts",
+       "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
+       "count (8: one a SM; 0: the sync-free launch instead)",
+       0, 64, Shape::any, {{"cuda/*", 4}}},
+      // 4 against 2 (H200, 2026-11-30, f32): bcsstk16 by one block 0.49 against 0.45 ms (idle
+      // warps still issue every level's instructions); the 128^3 Laplacian by parts 1.25 against
+      // 1.27 ms (a first, slower build of the parts walk).
+      {"sptrsv.walk_groups",
+       "CUDA, blocks that walk levels: rows held a step, in multiples of the mean rows a part has a level", 1, 16,
+       Shape::any, {{"cuda/*", 2}}},
       // The barrier that ends a level (~1 us) costs more than splitting less work saves.
       {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 8192}}},
