@@ -40,14 +40,17 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // bounds the solve.
       {"sptrsv.blocks_per_sm", "CUDA: resident blocks per SM of the sync-free solve", 1, 32, Shape::any,
        {{"cuda/*", 1}}},
-      // H200, 2026-11-30, lower triangle of the 128^3 Laplacian, f32 (cuSPARSE 0.72 ms in each
-      // run): the sync-free launch (0) 0.83 ms; parts of the rows: 2 (33 blocks, 4 planes each)
-      // 1.76, 4 (66) 0.749-0.75, 8 (132) 0.76, 16 (264) 0.875. The real FEM triangles' narrow
-      // levels take one block either way.
+      // H200, 2026-11-30, lower triangles of n^3 Laplacians, f32, ms. 128^3 (cuSPARSE 0.72 in
+      // each run): the sync-free launch (0) 0.82-0.83; parts of the rows: 2 (33 blocks) 1.76,
+      // 4 (66) 0.745-0.75, 8 (132) 0.76, 16 (264) 0.875. Other sizes, 4 against 0: 32^3 0.132 /
+      // 0.149, 48^3 0.291 / 0.228, 64^3 0.252 / 0.312, 96^3 0.848 / 0.528; Chem97ZtZ (2 levels)
+      // 0.048 / 0.035. Parts win where they hold about 1 or 2 whole planes and lose badly between
+      // (96^3: 1.45 planes a part), so the sync-free launch stays the default. The real FEM
+      // triangles' narrow levels take one block either way.
       {"sptrsv.parts",
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
        "count (8: one a SM; 0: the sync-free launch instead)",
-       0, 64, Shape::any, {{"cuda/*", 4}}},
+       0, 64, Shape::any, {{"cuda/*", 0}}},
       // 4 against 2 (H200, 2026-11-30, f32): bcsstk16 by one block 0.49 against 0.45 ms (idle
       // warps still issue every level's instructions); the 128^3 Laplacian by parts 1.25 against
       // 1.27 ms (a first, slower build of the parts walk).
