@@ -338,13 +338,16 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_warp_kernel(
 // current level computes. x is read back from shared memory where the values fit: a global store
 // by one thread leaves the line out of L1, and the next level's reader would go to L2.
 //
-// Wide levels (PARTS): the rows are cut, in dependency order, into parts of part_rows, one block
-// each, and every block walks all levels over its own rows only. A dependency inside the part
-// costs a barrier as above; one in an earlier part is polled from the published words (loaded
-// with the row, a level ahead, so a value published in time costs no wait). Most of a banded
-// matrix's dependency hops stay inside a part: the 128^3 Laplacian's lower triangle, cut into
-// 132 parts of about one z plane, crosses parts only on its z hops. A block's part comes from a
-// ticket, so it only ever waits on parts of blocks already running (as take_chunk).
+// Wide levels (PARTS, sptrsv.parts > 0): the rows are cut, in dependency order, into parts of
+// part_rows, one block each, and every block walks all levels over its own rows only. A
+// dependency inside the part costs a barrier as above; one in an earlier part is polled from the
+// published words (a level ahead, so a value published in time costs no wait). Most of a banded
+// matrix's dependency hops stay inside a part: the 128^3 Laplacian's lower triangle, cut into 66
+// parts of about two z planes, crosses parts on one z hop in two (and where a part's edge cuts a
+// plane, on y hops there). A block's part comes from a ticket, so it only ever waits on parts of
+// blocks already running (as take_chunk). Measured against the sync-free launch in
+// lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (session 29): faster where parts hold whole
+// planes, slower where they cut them unevenly, so not the default.
 // Levels wider than one block were also tried on a thread-block cluster (sm_90: up to 16 blocks of
 // 1024 threads, a hardware cluster barrier between levels, x through L2): 5-7 us a level against
 // the sync-free solve's 2.1 (H100, 2026-11-27; 128^3 Laplacian 2.56 against 0.81 ms); removed.
