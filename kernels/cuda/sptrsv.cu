@@ -475,7 +475,9 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   if constexpr (PARTS) {
     // One register set, copied each level, and level L + 2's positions waited for before the
     // solve: measured faster here than the two sets below (H200, 128^3 Laplacian, f32: 0.75-0.76
-    // against 0.89-0.91 ms).
+    // against 0.89-0.91 ms). start's two loads are written out rather than called: the build
+    // that called it (a copy into r1, then start and finish) compiled to other code and ran
+    // 0.88 ms; this one is the measured one.
     for (int L = 0; L < w.levels; ++L) {
       const Row cur = r0;
       const int4 f2 = L + 2 < w.levels ? info_at(L + 2, seg_first(L + 2) + g) : none;
@@ -485,7 +487,8 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     }
   } else {
     // Two register sets taken in turn (the loop unrolled by 2), so nothing waits for the loads
-    // just issued: 6 % off the real FEM triangles' solves (H200, bcsstk16 0.453 -> 0.423 ms).
+    // just issued: 6 % off the real FEM triangles' solves (H200, bcsstk16 0.453 -> 0.418-0.424
+    // ms, calls minutes apart; cuSPARSE 0.88-0.96 in each).
     for (int L = 0; L < w.levels; L += 2) {
       start(L, r1, f1, f0);
       finish(L, r0, r1);
