@@ -206,6 +206,26 @@ TEST_CASE_TEMPLATE("sptrsv: wide levels, rows of many dependencies (sync-free so
     }
 }
 
+TEST_CASE_TEMPLATE("sptrsv: a few wide levels of long rows (cuda: one launch, level by level)", T, float, double) {
+  // Two or three levels of over a thousand rows, rows of up to 60 or 300 dependencies (past one
+  // batch of every lane), as a mixed-model Z'Z (Chem97ZtZ) has: a schedule one launch solves level by level.
+  std::uint32_t seed = 800;
+  for (Uplo uplo : {Uplo::lower, Uplo::upper})
+    for (Diag diag : {Diag::non_unit, Diag::unit})
+      for (int bands : {2, 3}) {
+        TriangularSpec spec;
+        spec.uplo = uplo;
+        spec.diag = diag;
+        spec.bands = bands;
+        spec.max_per_row = bands == 2 ? 300 : 60;
+        spec.shuffle = diag == Diag::unit;
+        seed += 5;
+        std::ostringstream label;
+        label << bands << " bands of rows, up to " << spec.max_per_row << " per row";
+        sptrsv_case(triangular_system<T>(bands == 2 ? 2541 : 6001, spec, seed), uplo, diag, label.str(), seed + 1);
+      }
+}
+
 TEST_CASE_TEMPLATE("sptrsv: one plan, matrix destroyed by the caller, plan still valid", T, float, double) {
   // The plan keeps its matrix alive (ops.hpp): the caller's CsrMatrix may go away.
   TriangularSpec spec;

@@ -7,13 +7,15 @@
 // sptrsv.syncfree), one block walks them with barriers; where they are wide, one block per part
 // of the rows (sptrsv.parts) walks them over its own rows, reading earlier parts'
 // rows from the per-row published words, or (sptrsv.parts = 0) one sync-free launch in
-// level order. The plan keeps the order and the inverted diagonal, read-only, so any queue may
+// level order; where the wide levels are few (sptrsv.few_levels), one launch whose blocks take
+// them level by level. The plan keeps the order and the inverted diagonal, read-only, so any queue may
 // solve with it; the per-row words ("x[i] of epoch e") and the ticket a solve writes are the
 // solving queue's (SptrsvState), and each solve bumps the queue's epoch and counts on the ticket
 // instead of clearing them.
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,16 +33,27 @@ struct CudaSptrsvPlan final : SptrsvPlanData {
   SptrsvShape shape;
   bool warp_per_row = false;
   DeviceBuffer order, inv_diag;
+  // A schedule of a few wide levels (sptrsv.few_levels): one launch, blocks level by level
+  // (levels.levels > 0; the done counts' bases filled in per solve). Else one of the below.
+  SptrsvLevelTable levels;
   // Blocks walk the levels (narrow levels: one block; wide ones with sptrsv.parts > 0:
-  // parts): each segment's end position and each position's row and entry range; `lanes`
-  // threads a row; the part's x in shared memory where it fits. Else the sync-free launch.
+  // parts): each segment's end position and each position's row and entry range (`info`, the
+  // few-levels launch's too); `lanes` threads a row; the part's x in shared memory where it fits.
+  // Else the sync-free launch.
   bool blocks_walk = false;
   SptrsvWalk walk;
   int lanes = 1, threads = 32;
   bool smem_x = false;
   DeviceBuffer seg_end, info;
-  // Recorded after the analysis's last kernel: a solve on another queue waits for it (on the device).
+  // Recorded after the analysis's last kernel: a solve on another queue waits for it (on the
+  // device). The analysing queue's state, while that queue lives: its solves are ordered after
+  // the analysis by its stream and skip the wait (a host call of about a microsecond, in solves
+  // of ten).
   cudaEvent_t done = nullptr;
+  std::weak_ptr<const void> analysed_on;
+  void order_after_analysis(cudaStream_t stream, const void* solving_queue) const {
+    if (analysed_on.lock().get() != solving_queue) wait_for_event(stream, done);
+  }
   CudaSptrsvPlan() = default;
   CudaSptrsvPlan(const CudaSptrsvPlan&) = delete;
   CudaSptrsvPlan& operator=(const CudaSptrsvPlan&) = delete;
@@ -93,11 +106,16 @@ struct CudaBackend::SptrsvState {
   Flags flags[2];  // f32, f64
   DeviceBuffer ticket;
   int taken = 0;
+  // The few-levels launch's per-level counts of finished blocks, never reset while they have
+  // room: done_taken[l] counts what the queue's launches added to level l's.
+  DeviceBuffer done;
+  int done_taken[kSptrsvLaunchLevelsMax] = {};
 
-  static SptrsvState& of(CudaQueue& q) {
+  static const std::shared_ptr<SptrsvState>& shared(CudaQueue& q) {
     if (!q.state.sptrsv) q.state.sptrsv = std::make_shared<SptrsvState>();
-    return *q.state.sptrsv;
+    return q.state.sptrsv;
   }
+  static SptrsvState& of(CudaQueue& q) { return *shared(q); }
   // This solve's epoch, its words (grown or cleared when needed), and the ticket's base for a
   // launch of `blocks` blocks.
   template <class T>
@@ -123,6 +141,19 @@ struct CudaBackend::SptrsvState {
     base = taken;
     return t;
   }
+  // The counts for a launch of table t, with its bases filled in.
+  int* done_for(SptrsvLevelTable& t, cudaStream_t stream) {
+    int* d = static_cast<int*>(done.get());
+    bool room = d != nullptr;
+    for (int l = 0; l < t.levels; ++l) room = room && done_taken[l] <= INT_MAX - t.block_end[t.levels - 1];
+    if (!room) {
+      d = static_cast<int*>(done.ensure(sizeof done_taken));
+      TESSERA_CUDA_CHECK(cudaMemsetAsync(d, 0, sizeof done_taken, stream));
+      std::fill(std::begin(done_taken), std::end(done_taken), 0);
+    }
+    std::copy(done_taken, done_taken + t.levels, t.done_base);
+    return d;
+  }
 };
 
 template <class T>
@@ -144,21 +175,28 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   SptrsvState& st = SptrsvState::of(queue_of(q));
   int* level = static_cast<int*>(st.level.ensure(ints));
   int* counts = static_cast<int*>(st.counts.ensure(ints));
-  int* misc = static_cast<int*>(st.misc.ensure(3 * sizeof(int)));  // bad_row, max_level, ticket
+  // bad_row, max_level, ticket, then the longest row of each of the first levels
+  constexpr int kMisc = 3 + kSptrsvLaunchLevelsMax;
+  int* misc = static_cast<int*>(st.misc.ensure(kMisc * sizeof(int)));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(level, 0, ints, stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, ints, stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc, 0x7f, sizeof(int), stream));
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(misc + 1, 0, 2 * sizeof(int), stream));
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(misc + 1, 0, (kMisc - 1) * sizeof(int), stream));
 
   const auto* rp = static_cast<const int*>(A.row_ptr);
   const auto* ci = static_cast<const int*>(A.col_idx);
   TESSERA_CUDA_CHECK(launch_sptrsv_diag<T>(plan->shape, rp, ci, static_cast<const T*>(A.values),
                                            ptr<T>(plan->inv_diag), misc, stream));
-  TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level, counts, misc + 2, misc + 1,
+  TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level, counts, misc + 2, misc + 1, misc + 3,
                                           tune_.get("sptrsv.sleep_ns"), stream));
-  int host[2] = {0, 0};
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(host, misc, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream));
-  note_host_wait();  // the verdict and the level count are needed here
+  // The verdict and the level count are needed here; with them, in the same round trip, the
+  // first levels' row counts and longest rows (the few-levels launch needs them).
+  int host[kMisc] = {};
+  int first_counts[kSptrsvLaunchLevelsMax] = {};
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(host, misc, sizeof host, cudaMemcpyDeviceToHost, stream));
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(first_counts, counts, std::min(n, kSptrsvLaunchLevelsMax) * sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream));
+  note_host_wait();
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!plan->shape.unit && host[0] != kNoRow) throw InvalidArgument(singular_row_message(*this, A, host[0], stream));
 
@@ -167,7 +205,23 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   // level each on average; the segment counts then fit the n ints of `counts`).
   const int levels = host[1];
   const bool wide = plan::solve_sync_free(n, levels, tune_.get("sptrsv.syncfree"));
-  const std::int64_t eighths = tune_.get("sptrsv.parts");
+  if (wide && levels <= std::min<std::int64_t>(tune_.get("sptrsv.few_levels"), kSptrsvLaunchLevelsMax)) {
+    // Lanes enough that the level's longest row takes at most one batch of kSptrsvLevelEntries
+    // loads a lane (or as few as 32 lanes allow).
+    SptrsvLevelTable& t = plan->levels;
+    t.levels = levels;
+    int blocks = 0;
+    for (int l = 0; l < levels; ++l) {
+      int lanes = 1;
+      while (lanes < 32 && lanes * kSptrsvLevelEntries < host[3 + l]) lanes *= 2;
+      t.lanes[l] = lanes;
+      t.first[l + 1] = t.first[l] + first_counts[l];
+      const int rows_per_block = kSptrsvThreads / lanes;
+      blocks += (first_counts[l] + rows_per_block - 1) / rows_per_block;
+      t.block_end[l] = blocks;
+    }
+  }
+  const std::int64_t eighths = plan->levels.levels > 0 ? 0 : tune_.get("sptrsv.parts");
   plan->blocks_walk = !wide || eighths > 0;
   SptrsvWalk& w = plan->walk;
   w.levels = levels;
@@ -183,19 +237,23 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   }
   TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, segments, stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_scatter(plan->shape, w, level, counts, ptr<int>(plan->order), stream));
+  if (plan->blocks_walk || plan->levels.levels > 0) {
+    plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4));
+    TESSERA_CUDA_CHECK(launch_sptrsv_block_info(n, ptr<int>(plan->order), rp, ptr<int4>(plan->info), stream));
+  }
   if (plan->blocks_walk) {  // the scatter left each segment's end position in counts
     const std::size_t seg_bytes = static_cast<std::size_t>(segments) * sizeof(int);
     plan->seg_end.ensure(seg_bytes);
     TESSERA_CUDA_CHECK(cudaMemcpyAsync(plan->seg_end.get(), counts, seg_bytes, cudaMemcpyDeviceToDevice, stream));
-    plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4));
-    TESSERA_CUDA_CHECK(launch_sptrsv_block_info(n, ptr<int>(plan->order), rp, ptr<int4>(plan->info), stream));
     // Lanes enough for rows of twice the mean length in the entries each lane holds ahead (the
     // whole row is walked, not only the triangle; longer rows load the rest as they go). Groups
-    // for sptrsv.walk_groups times the mean rows of a part's level: a block of idle warps still
-    // issues every level's instructions, and a wider level takes further rounds.
+    // for sptrsv.walk_groups (one block) or sptrsv.part_groups (parts) times the mean rows of a
+    // part's level: a block of idle warps still issues every level's instructions, and a wider
+    // level takes further rounds.
     const std::int64_t per_lane = (2 * A.nnz / n + kSptrsvBlockEntries - 1) / kSptrsvBlockEntries;
     while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
-    const std::int64_t groups = tune_.get("sptrsv.walk_groups") * ((n + segments - 1) / segments);
+    const std::int64_t groups =
+        tune_.get(w.parts > 1 ? "sptrsv.part_groups" : "sptrsv.walk_groups") * ((n + segments - 1) / segments);
     plan->threads = 32;
     while (plan->threads < sptrsv_block_threads(w.parts > 1) && plan->threads < groups * plan->lanes)
       plan->threads *= 2;
@@ -203,6 +261,7 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   }
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&plan->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(plan->done, stream));
+  plan->analysed_on = SptrsvState::shared(queue_of(q));
   return plan;
 }
 
@@ -215,6 +274,24 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
   if (plan->shape.n == 0) return;
   const cudaStream_t stream = stream_of(q);
   SptrsvState& st = SptrsvState::of(queue_of(q));
+  if (plan->levels.levels > 0) {
+    SptrsvLevelTable t = plan->levels;
+    const unsigned blocks = static_cast<unsigned>(t.block_end[t.levels - 1]);
+    // Blocks wait (and so take tickets) unless there are two levels and x is not b.
+    const bool waits = t.levels > 2 || dev_ptr<const T>(b) == dev_ptr<const T>(x);
+    int ticket_base = 0;
+    int* ticket = waits ? st.ticket_for(blocks, ticket_base, stream) : nullptr;
+    int* done = st.done_for(t, stream);
+    plan->order_after_analysis(stream, &st);
+    TESSERA_CUDA_CHECK(launch_sptrsv_levels_solve<T>(plan->shape, t, ptr<int4>(plan->info),
+                                                     static_cast<const int*>(A.col_idx),
+                                                     static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
+                                                     dev_ptr<const T>(b), dev_ptr<T>(x), ticket, ticket_base, done,
+                                                     static_cast<int>(tune_.get("sptrsv.sleep_ns")), stream));
+    if (waits) st.taken += static_cast<int>(blocks);
+    for (int l = 0; l < t.levels; ++l) st.done_taken[l] += t.block_end[l] - (l == 0 ? 0 : t.block_end[l - 1]);
+    return;
+  }
   const SptrsvWalk& w = plan->walk;
   SptrsvState::Flags* flags = nullptr;
   int* ticket = nullptr;
@@ -226,7 +303,7 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
     flags = &st.flags_for<T>(plan->shape.n, stream);
     ticket = st.ticket_for(blocks, ticket_base, stream);
   }
-  wait_for_event(stream, plan->done);  // the analysis may have run on another queue
+  plan->order_after_analysis(stream, &st);
   if (plan->blocks_walk) {
     SptrsvBlockArgs<T> a;
     a.seg_end = ptr<int>(plan->seg_end);

@@ -172,9 +172,14 @@ cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const i
                                T* inv_diag, int* bad_row, cudaStream_t stream);
 // Level of every row (1 + max level of its dependencies), computed sync-free in dependency
 // order; level (n ints) and counts (n ints) zero on entry, ticket zero, *max_level zero.
+// longest[l - 1]: the most entries a row of level l has, for l <= kSptrsvLaunchLevelsMax
+// (kSptrsvLaunchLevelsMax ints, zero on entry): what a schedule solved level by level in one
+// launch needs.
 // `sleep_ns`: the waiting threads' longest back-off.
+constexpr int kSptrsvLaunchLevelsMax = 16;
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* counts, int* ticket, int* max_level, int sleep_ns, cudaStream_t stream);
+                                 int* counts, int* ticket, int* max_level, int* longest, int sleep_ns,
+                                 cudaStream_t stream);
 // Exclusive scan of counts[0..len) in place (one block).
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);
 // How blocks walk the levels: `parts` blocks, block p owning the rows at positions [p *
@@ -211,6 +216,25 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
                                 const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
                                 void* ready, int epoch, int* ticket, int ticket_base, std::size_t residency_smem,
                                 int sleep_ns, cudaStream_t stream);
+// A schedule of at most kSptrsvLaunchLevelsMax levels in one launch: level l's rows at positions
+// [first[l], first[l + 1]) of `info` (as launch_sptrsv_block_info writes it), `lanes[l]` (1, 2, 4,
+// ... 32) threads a row, each loading kSptrsvLevelEntries entries at a time; its blocks
+// (kSptrsvThreads threads) are [block_end[l - 1], block_end[l]), by ticket (ticket_base as in
+// launch_sptrsv_solve) or, with ticket null (only where no block waits: two levels, x not b), by
+// block index. done[l] counts level l's finished blocks on from done_base[l] (the counts earlier
+// launches added: the host counts them).
+constexpr int kSptrsvLevelEntries = 8;
+struct SptrsvLevelTable {
+  int levels = 0;
+  int first[kSptrsvLaunchLevelsMax + 1] = {};
+  int lanes[kSptrsvLaunchLevelsMax] = {};
+  int block_end[kSptrsvLaunchLevelsMax] = {};
+  int done_base[kSptrsvLaunchLevelsMax] = {};
+};
+template <class T>
+cudaError_t launch_sptrsv_levels_solve(const SptrsvShape& s, const SptrsvLevelTable& tab, const int4* info,
+                                       const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
+                                       int* ticket, int ticket_base, int* done, int sleep_ns, cudaStream_t stream);
 // Blocks walk the levels (SptrsvWalk; one block for schedules of narrow levels, sptrsv.syncfree;
 // parts of the rows for wide ones, sptrsv.parts): info[p] = {row, row_ptr[row],
 // row_ptr[row + 1], 0} of the p-th row in segment order (built once by the analysis), segment k's

@@ -6,12 +6,14 @@
 // are bucketed by segment: by level, and within a level by part of the rows (histogram, scan,
 // scatter). Cost: a few passes over the matrix plus the level chain; no sort.
 //
-// Solve, three ways (the backend picks):
+// Solve, four ways (the backend picks):
 // - Narrow levels (plan::solve_sync_free): one block walks them with a barrier between levels
 //   (solve_block_kernel below).
 // - Wide levels: one block per part of the rows walks every level over its part, a barrier
 //   between its levels, the rows of earlier parts read from their published words
 //   (solve_block_kernel with PARTS).
+// - Few wide levels (a handful, sptrsv.few_levels): one launch, blocks level by level
+//   (solve_levels_kernel).
 // - Or sync-free in level order: blocks take rows in level order through an atomic ticket, so
 //   whatever a row waits for is held by a thread that is already running (no deadlock); the
 //   window of rows in flight (bounded: a few blocks per SM) spans several levels, so rows of one
@@ -85,7 +87,7 @@ __device__ __forceinline__ int take_chunk(int* ticket, int base) {
 
 __global__ void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                               int* level, int* __restrict__ counts, int* __restrict__ ticket,
-                              int* __restrict__ max_level, int sleep_ns) {
+                              int* __restrict__ max_level, int* __restrict__ longest, int sleep_ns) {
   const int pos = take_chunk<kSptrsvThreads>(ticket, 0) + threadIdx.x;
   if (pos >= s.n) return;
   const int row = s.lower ? pos : s.n - 1 - pos;  // dependency order
@@ -108,6 +110,7 @@ __global__ void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, co
       store_release(level + row, lvl);
       atomicAdd(counts + (lvl - 1), 1);
       atomicMax(max_level, lvl);
+      if (lvl <= kSptrsvLaunchLevelsMax) atomicMax(longest + (lvl - 1), end - begin);
       return;
     }
     __nanosleep(ns);
@@ -326,6 +329,88 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_warp_kernel(
     const T xr = (brow - sum) * inv;
     x[row] = xr;
     Published<T>::publish(ready, row, epoch, xr);
+  }
+}
+
+// A few wide levels in one launch (schedules of a handful of levels, sptrsv.few_levels): the
+// blocks of each level, in level order; a block of level l waits until every block of level l - 1
+// has counted itself done (a fence, then a count: the standard last-block pattern). One wait a
+// level instead of a launch a level: a launch costs the host about 5 us (H200: 11 launches for
+// 494_bus's 11 levels took 57 us, 2 for Chem97ZtZ's 2 took 15).
+// The first level's rows have no dependency, x = b * inv_diag, so unless x is b (in place) the
+// second level computes those values itself instead of waiting for them: a schedule of two levels
+// has no wait at all (its blocks then need no ticket either), and later levels wait for the first
+// level's count besides their previous level's. The row's entries are loaded before any wait.
+// A level's rows get `lanes` threads each, enough that its longest row takes at most a batch of
+// kSptrsvLevelEntries loads a lane: rows of a hundred entries, which a thread of the sync-free
+// launch walks batch after dependent batch, take one.
+template <class T>
+__global__ __launch_bounds__(kSptrsvThreads) void solve_levels_kernel(
+    SptrsvShape s, SptrsvLevelTable tab, const int4* __restrict__ info, const int* __restrict__ col_idx,
+    const T* __restrict__ values, const T* __restrict__ inv_diag, const T* b, T* x, int* __restrict__ ticket,
+    int ticket_base, int* __restrict__ done, int sleep_ns) {
+  constexpr int E = kSptrsvLevelEntries;
+  const int blk = ticket != nullptr ? take_chunk<1>(ticket, ticket_base) : static_cast<int>(blockIdx.x);
+  // This block's level, and the level's table entries (constant indices: the table stays in
+  // parameter space).
+  int l = 0, level_block = 0, first = 0, count = 0, lanes = 1, prev_blocks = 0, prev_base = 0;
+#pragma unroll
+  for (int k = 0; k < kSptrsvLaunchLevelsMax; ++k)
+    if (k < tab.levels && blk >= (k == 0 ? 0 : tab.block_end[k - 1]) && blk < tab.block_end[k]) {
+      l = k;
+      level_block = blk - (k == 0 ? 0 : tab.block_end[k - 1]);
+      first = tab.first[k];
+      count = tab.first[k + 1] - tab.first[k];
+      lanes = tab.lanes[k];
+      if (k > 0) {
+        prev_blocks = tab.block_end[k - 1] - (k == 1 ? 0 : tab.block_end[k - 2]);
+        prev_base = tab.done_base[k - 1];
+      }
+    }
+  const bool from_b = l == 1 && b != x;  // the first level's values computed here
+  const int p = level_block * (kSptrsvThreads / lanes) + static_cast<int>(threadIdx.x) / lanes;
+  const int lane = static_cast<int>(threadIdx.x) % lanes;
+  const int4 f = p < count ? info[first + p] : make_int4(-1, 0, 0, 0);
+  const int row = f.x, end = f.z;
+  T brow = 0, inv = 0;
+  if (row >= 0 && lane == 0) {
+    brow = b[row];  // read before x[row] is written: x may alias b
+    inv = inv_diag[row];
+  }
+  int c[E];
+  T v[E];
+  auto load_batch = [&](int e0) {
+#pragma unroll
+    for (int k = 0; k < E; ++k) {  // every load of the batch issued before any is used
+      const int e = e0 + k * lanes;
+      c[k] = row >= 0 && e < end ? col_idx[e] : row;
+      v[k] = row >= 0 && e < end ? values[e] : T(0);
+    }
+  };
+  load_batch(f.y + lane);
+  if (l > 0 && !from_b) {
+    if (threadIdx.x == 0) {
+      wait_for(done + (l - 1), [&](int d) { return d - prev_base >= prev_blocks; }, sleep_ns);
+      if (l > 1 && b != x)  // the second level did not wait for the first
+        wait_for(done, [&](int d) { return d - tab.done_base[0] >= tab.block_end[0]; }, sleep_ns);
+    }
+    __syncthreads();  // with thread 0's acquire: the earlier levels' x, read through L2 below
+  }
+  T sum = 0;
+  for (int e0 = f.y + lane;;) {
+#pragma unroll
+    for (int k = 0; k < E; ++k)
+      if (depends(s.lower, row, c[k])) sum += v[k] * (from_b ? b[c[k]] * inv_diag[c[k]] : __ldcg(x + c[k]));
+    e0 += E * lanes;
+    if (row < 0 || e0 >= end) break;
+    load_batch(e0);
+  }
+  for (int o = lanes / 2; o > 0; o /= 2) sum += __shfl_xor_sync(kFullMask, sum, o, lanes);
+  if (row >= 0 && lane == 0) x[row] = (brow - sum) * inv;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(done + l, 1);
   }
 }
 
@@ -560,9 +645,10 @@ cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const i
 }
 
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* counts, int* ticket, int* max_level, int sleep_ns, cudaStream_t stream) {
+                                 int* counts, int* ticket, int* max_level, int* longest, int sleep_ns,
+                                 cudaStream_t stream) {
   levels_kernel<<<blocks_for(s.n, kSptrsvThreads), kSptrsvThreads, 0, stream>>>(s, row_ptr, col_idx, level, counts,
-                                                                               ticket, max_level, sleep_ns);
+                                                                               ticket, max_level, longest, sleep_ns);
   return cudaGetLastError();
 }
 
@@ -609,6 +695,16 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
   return cudaGetLastError();
 }
 
+template <class T>
+cudaError_t launch_sptrsv_levels_solve(const SptrsvShape& s, const SptrsvLevelTable& tab, const int4* info,
+                                       const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
+                                       int* ticket, int ticket_base, int* done, int sleep_ns, cudaStream_t stream) {
+  if (tab.levels < 1 || tab.levels > kSptrsvLaunchLevelsMax) return cudaErrorInvalidValue;
+  solve_levels_kernel<T><<<tab.block_end[tab.levels - 1], kSptrsvThreads, 0, stream>>>(
+      s, tab, info, col_idx, values, inv_diag, b, x, ticket, ticket_base, done, sleep_ns);
+  return cudaGetLastError();
+}
+
 #define TESSERA_SPTRSV_INSTANTIATE(T)                                                                        \
   template cudaError_t launch_sptrsv_diag<T>(const SptrsvShape&, const int*, const int*, const T*, T*, int*,  \
                                              cudaStream_t);                                                   \
@@ -616,7 +712,10 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
                                                     const SptrsvBlockArgs<T>&, cudaStream_t);                  \
   template cudaError_t launch_sptrsv_solve<T>(const SptrsvShape&, bool, const int*, const int*, const int*,   \
                                               const T*, const T*, const T*, T*, void*, int, int*, int,        \
-                                              std::size_t, int, cudaStream_t);
+                                              std::size_t, int, cudaStream_t);                               \
+  template cudaError_t launch_sptrsv_levels_solve<T>(const SptrsvShape&, const SptrsvLevelTable&, const int4*, \
+                                                     const int*, const T*, const T*, const T*, T*, int*, int,   \
+                                                     int*, int, cudaStream_t);
 TESSERA_SPTRSV_INSTANTIATE(float)
 TESSERA_SPTRSV_INSTANTIATE(double)
 

@@ -85,6 +85,9 @@ struct TriangularSpec {
   bool store_unit_diagonal = true;  // with Diag::unit, store a diagonal of 1000 (must be ignored)
   bool shuffle = false;           // unsorted columns within rows
   bool chain = false;             // one strict entry per row, on the neighbour: n dependent levels
+  // > 0: the rows, in dependency order, cut into this many equal bands; a row of band b > 0 takes
+  // 1..max_per_row entries from band b - 1 only: exactly `bands` levels, each as wide as a band.
+  int bands = 0;
 };
 
 // n x n system whose named triangle is well conditioned: |diagonal| in [2, 3] with a random
@@ -104,6 +107,17 @@ tessera::HostCsr<T> triangular_system(std::int64_t n, const TriangularSpec& spec
     std::vector<std::int64_t> picks;
     if (spec.chain) {
       if (strict > 0) picks.push_back(lower ? i - 1 : i + 1);
+    } else if (spec.bands > 0) {
+      const std::int64_t band_rows = (n + spec.bands - 1) / spec.bands;
+      const std::int64_t pos = lower ? i : n - 1 - i, band = pos / band_rows;
+      if (band > 0) {
+        const std::int64_t want = 1 + rng.index(spec.max_per_row);
+        for (std::int64_t t = 0; t < want; ++t) {
+          const std::int64_t q = (band - 1) * band_rows + rng.index(band_rows);  // a position of the band before
+          const std::int64_t j = lower ? q : n - 1 - q;
+          if (std::find(picks.begin(), picks.end(), j) == picks.end()) picks.push_back(j);
+        }
+      }
     } else {
       const std::int64_t want = std::min<std::int64_t>(strict, rng.index(spec.max_per_row + 1));
       for (std::int64_t t = 0; t < want; ++t) {

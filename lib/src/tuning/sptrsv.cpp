@@ -43,20 +43,36 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // H200, 2026-11-30, lower triangles of n^3 Laplacians, f32, ms. 128^3 (cuSPARSE 0.72 in
       // each run): the sync-free launch (0) 0.82-0.83; parts of the rows: 2 (33 blocks) 1.76,
       // 4 (66) 0.745-0.75, 8 (132) 0.76, 16 (264) 0.875. Other sizes, 4 against 0: 32^3 0.132 /
-      // 0.149, 48^3 0.291 / 0.228, 64^3 0.252 / 0.312, 96^3 0.848 / 0.528; Chem97ZtZ (2 levels)
-      // 0.048 / 0.035. Parts win where they hold about 1 or 2 whole planes and lose badly between
-      // (96^3: 1.45 planes a part), so the sync-free launch stays the default. The real FEM
+      // 0.149, 48^3 0.291 / 0.228, 64^3 0.252 / 0.312, 96^3 0.848 / 0.528. The losses were the
+      // widest levels' second round of rows (bench/models/sptrsv_parts.py): with sptrsv.part_groups
+      // = 4 (session 30, one call; cuSPARSE alongside) 48^3 0.192 (0.201), 64^3 0.252 (0.277),
+      // 96^3 0.545 (0.527), 128^3 0.748 (0.719) against the sync-free launch's 0.230, 0.313,
+      // 0.531, 0.823: parts win but at 96^3 (3 % behind), so they are the default. The real FEM
       // triangles' narrow levels take one block either way.
       {"sptrsv.parts",
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
        "count (8: one a SM; 0: the sync-free launch instead)",
-       0, 64, Shape::any, {{"cuda/*", 0}}},
+       0, 64, Shape::any, {{"cuda/*", 4}}},
+      // Chem97ZtZ (2 levels of 131 and 2 410 rows, rows of up to 101 entries): the sync-free
+      // launch took 35-50 us against cuSPARSE's 10 (a thread walks its row batch after dependent
+      // batch); MEASUREMENT PENDING.
+      {"sptrsv.few_levels",
+       "CUDA, wide levels: schedules of at most this many levels (at most 16; 0: none) solved by one launch whose "
+       "blocks take them level by level",
+       0, 16, Shape::any, {{"cuda/*", 4}}},
       // 4 against 2 (H200, 2026-11-30, f32): bcsstk16 by one block 0.49 against 0.45 ms (idle
       // warps still issue every level's instructions); the 128^3 Laplacian by parts 1.25 against
       // 1.27 ms (a first, slower build of the parts walk).
       {"sptrsv.walk_groups",
-       "CUDA, blocks that walk levels: rows held a step, in multiples of the mean rows a part has a level", 1, 16,
+       "CUDA, one block that walks the levels: rows held a step, in multiples of the mean rows a level has", 1, 16,
        Shape::any, {{"cuda/*", 2}}},
+      // 4 against 2 (H200, session 30, parts 4, f32, ms): 48^3 Laplacian 0.192 against 0.291, 96^3
+      // 0.545 against 0.859, 64^3 and 128^3 alike (0.252, 0.748): the widest (part, level)
+      // segments hold several times the mean rows, and a second round of rows is not fetched ahead.
+      {"sptrsv.part_groups",
+       "CUDA, parts that walk the levels: rows held a step, in multiples of the mean rows a part has a level (at "
+       "most 256 threads)",
+       1, 16, Shape::any, {{"cuda/*", 4}}},
       // The barrier that ends a level (~1 us) costs more than splitting less work saves.
       {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 8192}}},
