@@ -431,8 +431,9 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_levels_kernel(
 // parts of about two z planes, crosses parts on one z hop in two (and where a part's edge cuts a
 // plane, on y hops there). A block's part comes from a ticket, so it only ever waits on parts of
 // blocks already running (as take_chunk). Measured against the sync-free launch in
-// lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (session 29): faster where parts hold whole
-// planes, slower where they cut them unevenly, so not the default.
+// lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (sessions 29, 30): with threads for four times
+// the mean rows a part has a level (sptrsv.part_groups) faster than the sync-free launch on the
+// Laplacians but 96^3 (3 % behind), so the f32 default; f64's kernels spill and lose.
 // Levels wider than one block were also tried on a thread-block cluster (sm_90: up to 16 blocks of
 // 1024 threads, a hardware cluster barrier between levels, x through L2): 5-7 us a level against
 // the sync-free solve's 2.1 (H100, 2026-11-27; 128^3 Laplacian 2.56 against 0.81 ms); removed.

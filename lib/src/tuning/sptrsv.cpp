@@ -47,15 +47,24 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // widest levels' second round of rows (bench/models/sptrsv_parts.py): with sptrsv.part_groups
       // = 4 (session 30, one call; cuSPARSE alongside) 48^3 0.192 (0.201), 64^3 0.252 (0.277),
       // 96^3 0.545 (0.527), 128^3 0.748 (0.719) against the sync-free launch's 0.230, 0.313,
-      // 0.531, 0.823: parts win but at 96^3 (3 % behind), so they are the default. The real FEM
-      // triangles' narrow levels take one block either way.
+      // 0.531, 0.823: parts win but at 96^3 (3 % behind), so they are the default (f32). 3, 6
+      // and 8 in the same session: 128^3 1.382, 0.783, 0.771, 96^3 0.539, 0.532, 0.536; 4 kept.
+      // The real FEM triangles' narrow levels take one block either way.
       {"sptrsv.parts",
-       "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
-       "count (8: one a SM; 0: the sync-free launch instead)",
+       "CUDA, wide levels, f32: blocks that each walk the levels over their own part of the rows, in eighths of the "
+       "SM count (8: one a SM; 0: the sync-free launch instead)",
        0, 64, Shape::any, {{"cuda/*", 4}}},
-      // Chem97ZtZ (2 levels of 131 and 2 410 rows, rows of up to 101 entries): the sync-free
-      // launch took 35-50 us against cuSPARSE's 10 (a thread walks its row batch after dependent
-      // batch); MEASUREMENT PENDING.
+      // f64 by parts (4) against the sync-free launch (0) (H200, session 30, ms): 32^3 0.174 /
+      // 0.163, 48^3 0.254 / 0.250, 64^3 0.346 / 0.353, 96^3 1.071 / 0.634, 128^3 1.359 / 0.966:
+      // the f64 parts kernels spill (two published words a dependency held a level ahead).
+      {"sptrsv.parts_f64", "CUDA, wide levels, f64: as sptrsv.parts", 0, 64, Shape::any, {{"cuda/*", 0}}},
+      // Chem97ZtZ (2 levels of 2 410 and 131 rows, rows of up to 101 entries), H200, session 30,
+      // f32 / f64 us: the sync-free launch 34.7 / 39.0 (a thread walks its row batch after
+      // dependent batch), by parts 48; a launch a level 15.2 / 16.0; this one launch 12.7 / 11.3,
+      // with the second level computing the first's values from b (no wait, no ticket) 11.7 /
+      // 10.4, and without the per-solve event wait 10.1 / 10.1 (cuSPARSE 9.4-11.4 in the same
+      // runs). A level's wait costs about a sync-free hop (494_bus's 11 narrow levels forced here:
+      // 26-28 us against one block's 14), so beyond a handful of levels the other launches serve.
       {"sptrsv.few_levels",
        "CUDA, wide levels: schedules of at most this many levels (at most 16; 0: none) solved by one launch whose "
        "blocks take them level by level",
