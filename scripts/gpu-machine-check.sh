@@ -73,8 +73,8 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "$tb=3,stencil.tb_rows=0|*stencil*" "stencil.plane_sweep=4,$tb=1|*stencil*" \
   "sptrsv.syncfree=0|$sptrsv_tests" "sptrsv.syncfree=1,sptrsv.parts=0,sptrsv.few_levels=0|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=16|$sptrsv_tests" \
-  "sptrsv.syncfree=1,sptrsv.few_levels=0,sptrsv.parts_f64=4|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \
-  "sptrsv.parts=64,sptrsv.parts_f64=64,sptrsv.part_groups=1|$sptrsv_tests"; do
+  "sptrsv.syncfree=1,sptrsv.few_levels=0|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \
+  "sptrsv.parts=64,sptrsv.part_groups=1|$sptrsv_tests"; do
   tune=${forced%%|*}
   t0=$(date +%s)
   log="$OUT/forced-${tune//[=,.]/_}.log"

@@ -6,9 +6,8 @@
 // Solve (kernels/cuda/sptrsv.cu): where the levels are narrow (plan::solve_sync_free,
 // sptrsv.syncfree), one block walks them with barriers. Where they are wide and few
 // (sptrsv.few_levels), one launch whose blocks take them level by level; wide and many: one block
-// per part of the rows (sptrsv.parts, f32; sptrsv.parts_f64) walks them over its own rows,
-// reading earlier parts' rows from the per-row published words, or (parts 0, f64's default) one
-// sync-free launch in level order. The plan keeps the order and the inverted diagonal,
+// per part of the rows (sptrsv.parts) walks them over its own rows, reading earlier parts' rows
+// from the per-row published words, or (parts 0) one sync-free launch in level order. The plan keeps the order and the inverted diagonal,
 // read-only, so any queue may solve with it; the per-row words ("x[i] of epoch e"), the ticket
 // and the few-levels counts a solve writes are the solving queue's (SptrsvState), and each solve
 // bumps the queue's epoch and counts on the ticket and counts instead of clearing them.
@@ -201,9 +200,9 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   if (!plan->shape.unit && host[0] != kNoRow) throw InvalidArgument(singular_row_message(*this, A, host[0], stream));
 
   // How the levels are walked: a few wide ones by the few-levels launch, more by parts of the rows
-  // (or the sync-free launch), narrow ones by one block. Parts: sptrsv.parts (f64:
-  // sptrsv.parts_f64) eighths of the SM count, at most n / levels (a row a level each on average;
-  // the segment counts then fit the n ints of `counts`).
+  // (or the sync-free launch), narrow ones by one block. Parts: sptrsv.parts eighths of the SM
+  // count, at most n / levels (a row a level each on average; the segment counts then fit the n
+  // ints of `counts`).
   const int levels = host[1];
   const bool wide = plan::solve_sync_free(n, levels, tune_.get("sptrsv.syncfree"));
   if (wide && levels <= std::min<std::int64_t>(tune_.get("sptrsv.few_levels"), kSptrsvLaunchLevelsMax)) {
@@ -222,8 +221,7 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
       t.block_end[l] = blocks;
     }
   }
-  const std::int64_t eighths =
-      plan->levels.levels > 0 ? 0 : tune_.get(sizeof(T) == 8 ? "sptrsv.parts_f64" : "sptrsv.parts");
+  const std::int64_t eighths = plan->levels.levels > 0 ? 0 : tune_.get("sptrsv.parts");
   plan->blocks_walk = !wide || eighths > 0;
   SptrsvWalk& w = plan->walk;
   w.levels = levels;

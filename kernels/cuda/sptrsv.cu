@@ -433,7 +433,7 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_levels_kernel(
 // blocks already running (as take_chunk). Measured against the sync-free launch in
 // lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (sessions 29, 30): with threads for four times
 // the mean rows a part has a level (sptrsv.part_groups) faster than the sync-free launch on the
-// Laplacians but 96^3 (3 % behind), so the f32 default; f64's kernels spill and lose.
+// Laplacians but at 96^3 or 128^3 (3 % behind), so the default, f32 and f64.
 // Levels wider than one block were also tried on a thread-block cluster (sm_90: up to 16 blocks of
 // 1024 threads, a hardware cluster barrier between levels, x through L2): 5-7 us a level against
 // the sync-free solve's 2.1 (H100, 2026-11-27; 128^3 Laplacian 2.56 against 0.81 ms); removed.
@@ -472,12 +472,23 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     T v[G];
     typename P::Word word[PARTS ? G : 1];
   };
+  // Level L's segment of this part: positions [x, y) (empty past the last level), and the
+  // position p's info if p is in it. The bounds are loaded levels ahead of their use (a level that
+  // loads its own waits a global round trip for them: ncu, 17 % of the stall samples), except by
+  // the f32 parts walk (below).
+  auto seg = [&](int L) {
+    if (L >= w.levels) return make_int2(0, 0);
+    const int k = L * w.parts + part;
+    return make_int2(k == 0 ? 0 : seg_end[k - 1], seg_end[k]);
+  };
+  auto info_at = [&](const int2 sg, int p) { return p < sg.y ? info[p] : none; };
+  // The same with the bounds loaded where they are used (the f32 parts walk only).
   auto seg_first = [&](int L) {
     const int k = L * w.parts + part;
     return k == 0 ? 0 : seg_end[k - 1];
   };
   auto seg_last = [&](int L) { return seg_end[L * w.parts + part]; };
-  auto info_at = [&](int L, int p) { return L < w.levels && p < seg_last(L) ? info[p] : none; };
+  auto info_at_level = [&](int L, int p) { return L < w.levels && p < seg_last(L) ? info[p] : none; };
   auto load = [&](int4 f) {
     Row r;
     r.row = f.x;
@@ -537,51 +548,88 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
       if constexpr (PARTS) P::publish(ready, r.row, epoch, v);
     }
   };
-  // Level L: its rows (loaded a level ago) solved while level L + 1's rows and level L + 2's
-  // positions load: start issues the loads, finish solves.
-  auto start = [&](int L, Row& next, const int4 f_next, int4& f_after) {
-    f_after = L + 2 < w.levels ? info_at(L + 2, seg_first(L + 2) + g) : none;
+  // Level L (segment sg): its rows (loaded a level ago) solved while level L + 1's rows and
+  // level L + 2's positions (segment sg_after) load: start issues the loads, finish solves.
+  auto start = [&](Row& next, const int4 f_next, int4& f_after, const int2 sg_after) {
+    f_after = info_at(sg_after, sg_after.x + g);
     next = load(f_next);
   };
-  auto finish = [&](int L, const Row& cur, Row& next) {
+  auto finish = [&](const int2 sg, const Row& cur, Row& next) {
     solve(cur);
     // A level of more rows than groups: the rest, loaded as they come.
-    const int first = seg_first(L), last = seg_last(L);
-    for (int base = first + groups; base < last; base += groups) {
-      Row r = load(info_at(L, base + g));
+    for (int base = sg.x + groups; base < sg.y; base += groups) {
+      Row r = load(info_at(sg, base + g));
       poll(r);
       solve(r);
     }
     poll(next);  // after this level's work: next's columns have arrived meanwhile
-    if (last > first) __syncthreads();  // (a part's empty levels write nothing)
+    if (sg.y > sg.x) __syncthreads();  // (a part's empty levels write nothing)
   };
-  Row r0 = load(info_at(0, seg_first(0) + g)), r1;
-  poll(r0);
-  int4 f0 = none, f1 = w.levels > 1 ? info_at(1, seg_first(1) + g) : none;
-  if constexpr (PARTS) {
-    // One register set, copied each level, and level L + 2's positions waited for before the
-    // solve: measured faster here than the two sets below (H200, 128^3 Laplacian, f32: 0.75-0.76
-    // against 0.89-0.91 ms). start's two loads are written out rather than called: the build
-    // that called it (a copy into r1, then start and finish) compiled to other code and ran
-    // 0.88 ms; this one is the measured one.
+  auto finish_level = [&](int L, const Row& cur, Row& next) {  // finish, the bounds loaded here
+    solve(cur);
+    const int first = seg_first(L), last = seg_last(L);
+    for (int base = first + groups; base < last; base += groups) {
+      Row r = load(info_at_level(L, base + g));
+      poll(r);
+      solve(r);
+    }
+    poll(next);
+    if (last > first) __syncthreads();
+  };
+  if constexpr (PARTS && sizeof(T) == 4) {
+    // f32 parts: one register set, copied each level, level L + 2's positions and every level's
+    // bounds loaded where they are used. The same loop with the bounds loaded ahead (as below)
+    // ran 7 % slower (H200, 128^3 Laplacian: 0.790 against 0.739 ms), and with only the extra
+    // rounds' bounds taken from the level's 11 % (0.823): the compiler schedules each form
+    // differently, so the measured one is kept. (f64 the other way round: 0.978 ahead, 1.339 here.)
+    Row r0 = load(info_at_level(0, seg_first(0) + g));
+    poll(r0);
+    int4 f1 = w.levels > 1 ? info_at_level(1, seg_first(1) + g) : none;
     for (int L = 0; L < w.levels; ++L) {
       const Row cur = r0;
-      const int4 f2 = L + 2 < w.levels ? info_at(L + 2, seg_first(L + 2) + g) : none;
+      const int4 f2 = L + 2 < w.levels ? info_at_level(L + 2, seg_first(L + 2) + g) : none;
       r0 = load(f1);
       f1 = f2;
-      finish(L, cur, r0);
+      finish_level(L, cur, r0);
+    }
+    return;
+  }
+  int2 s0 = seg(0), s1 = seg(1), s2 = seg(2);  // the next three levels' segments
+  Row r0 = load(info_at(s0, s0.x + g)), r1;
+  poll(r0);
+  int4 f0 = none, f1 = info_at(s1, s1.x + g);
+  if constexpr (PARTS) {
+    // f64 parts: one register set, copied each level, measured faster than the two sets below
+    // (session 29, f32: 0.75-0.76 against 0.89-0.91 ms); start's two loads written out.
+    // The bounds loaded ahead: 128^3 Laplacian 1.34 -> 0.98 ms.
+    for (int L = 0; L < w.levels; ++L) {
+      const Row cur = r0;
+      const int2 s3 = seg(L + 3);
+      const int4 f2 = info_at(s2, s2.x + g);
+      r0 = load(f1);
+      f1 = f2;
+      finish(s0, cur, r0);
+      s0 = s1;
+      s1 = s2;
+      s2 = s3;
     }
   } else {
     // Two register sets taken in turn (the loop unrolled by 2), so nothing waits for the loads
     // just issued: 6 % off the real FEM triangles' solves (H200, bcsstk16 0.453 -> 0.418-0.424
-    // ms, calls minutes apart; cuSPARSE 0.88-0.96 in each).
+    // ms, calls minutes apart; cuSPARSE 0.88-0.96 in each); the bounds loaded ahead another
+    // 12-15 % (session 30: bcsstk16 0.42 -> 0.358-0.362, Dubcova1 0.464 -> 0.401-0.404).
     for (int L = 0; L < w.levels; L += 2) {
-      start(L, r1, f1, f0);
-      finish(L, r0, r1);
+      const int2 s3 = seg(L + 3);
+      start(r1, f1, f0, s2);
+      finish(s0, r0, r1);
+      const int2 s4 = seg(L + 4);
       if (L + 1 < w.levels) {
-        start(L + 1, r0, f0, f1);
-        finish(L + 1, r1, r0);
+        start(r0, f0, f1, s3);
+        finish(s1, r1, r0);
       }
+      s0 = s2;
+      s1 = s3;
+      s2 = s4;
     }
   }
 }

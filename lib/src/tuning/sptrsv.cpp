@@ -47,17 +47,16 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // widest levels' second round of rows (bench/models/sptrsv_parts.py): with sptrsv.part_groups
       // = 4 (session 30, one call; cuSPARSE alongside) 48^3 0.192 (0.201), 64^3 0.252 (0.277),
       // 96^3 0.545 (0.527), 128^3 0.748 (0.719) against the sync-free launch's 0.230, 0.313,
-      // 0.531, 0.823: parts win but at 96^3 (3 % behind), so they are the default (f32). 3, 6
+      // 0.531, 0.823: parts win but at 96^3 (3 % behind), so they are the default. 3, 6
       // and 8 in the same session: 128^3 1.382, 0.783, 0.771, 96^3 0.539, 0.532, 0.536; 4 kept.
       // The real FEM triangles' narrow levels take one block either way.
+      // f64 (session 30, parts 4 against the sync-free launch, ms): 32^3 0.137 / 0.163, 48^3
+      // 0.194 / 0.250, 64^3 0.251 / 0.353, 96^3 0.621-0.634 / 0.628-0.634, 128^3 0.978-1.008 /
+      // 0.955-0.966: as f32, ahead but at the largest (3 % behind), so one default for both.
       {"sptrsv.parts",
-       "CUDA, wide levels, f32: blocks that each walk the levels over their own part of the rows, in eighths of the "
-       "SM count (8: one a SM; 0: the sync-free launch instead)",
+       "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
+       "count (8: one a SM; 0: the sync-free launch instead)",
        0, 64, Shape::any, {{"cuda/*", 4}}},
-      // f64 by parts (4) against the sync-free launch (0) (H200, session 30, ms): 32^3 0.174 /
-      // 0.163, 48^3 0.254 / 0.250, 64^3 0.346 / 0.353, 96^3 1.071 / 0.634, 128^3 1.359 / 0.966:
-      // the f64 parts kernels spill (two published words a dependency held a level ahead).
-      {"sptrsv.parts_f64", "CUDA, wide levels, f64: as sptrsv.parts", 0, 64, Shape::any, {{"cuda/*", 0}}},
       // Chem97ZtZ (2 levels of 2 410 and 131 rows, rows of up to 101 entries), H200, session 30,
       // f32 / f64 us: the sync-free launch 34.7 / 39.0 (a thread walks its row batch after
       // dependent batch), by parts 48; a launch a level 15.2 / 16.0; this one launch 12.7 / 11.3,
