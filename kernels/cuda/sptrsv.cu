@@ -617,7 +617,7 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     // Two register sets taken in turn (the loop unrolled by 2), so nothing waits for the loads
     // just issued: 6 % off the real FEM triangles' solves (H200, bcsstk16 0.453 -> 0.418-0.424
     // ms, calls minutes apart; cuSPARSE 0.88-0.96 in each); the bounds loaded ahead another
-    // 12-15 % (session 30: bcsstk16 0.42 -> 0.358-0.362, Dubcova1 0.464 -> 0.401-0.404).
+    // 13-15 % (session 30: bcsstk16 0.42 -> 0.358-0.362, Dubcova1 0.464 -> 0.401-0.404).
     for (int L = 0; L < w.levels; L += 2) {
       const int2 s3 = seg(L + 3);
       start(r1, f1, f0, s2);

@@ -52,7 +52,7 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // The real FEM triangles' narrow levels take one block either way.
       // f64 (session 30, parts 4 against the sync-free launch, ms): 32^3 0.137 / 0.163, 48^3
       // 0.194 / 0.250, 64^3 0.251 / 0.353, 96^3 0.621-0.634 / 0.628-0.634, 128^3 0.978-1.008 /
-      // 0.955-0.966: as f32, ahead but at the largest (3 % behind), so one default for both.
+      // 0.955-0.969: as f32, ahead but at the largest (3-4 % behind), so one default for both.
       {"sptrsv.parts",
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
        "count (8: one a SM; 0: the sync-free launch instead)",
