@@ -174,11 +174,10 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   SptrsvState& st = SptrsvState::of(queue_of(q));
   int* level = static_cast<int*>(st.level.ensure(ints));
   int* counts = static_cast<int*>(st.counts.ensure(ints));
-  // bad_row, max_level, ticket, then the longest row of each of the first levels
-  constexpr int kMisc = 3 + kSptrsvLaunchLevelsMax;
+  // bad_row, max_level, ticket, then the longest row and the row count of each of the first levels
+  constexpr int kMisc = 3 + 2 * kSptrsvLaunchLevelsMax;
   int* misc = static_cast<int*>(st.misc.ensure(kMisc * sizeof(int)));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(level, 0, ints, stream));
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, ints, stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc, 0x7f, sizeof(int), stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc + 1, 0, (kMisc - 1) * sizeof(int), stream));
 
@@ -186,15 +185,15 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   const auto* ci = static_cast<const int*>(A.col_idx);
   TESSERA_CUDA_CHECK(launch_sptrsv_diag<T>(plan->shape, rp, ci, static_cast<const T*>(A.values),
                                            ptr<T>(plan->inv_diag), misc, stream));
-  TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level, counts, misc + 2, misc + 1, misc + 3,
+  int* const longest = misc + 3;
+  int* const first_counts_d = longest + kSptrsvLaunchLevelsMax;
+  TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level, first_counts_d, misc + 2, misc + 1, longest,
                                           tune_.get("sptrsv.sleep_ns"), stream));
   // The verdict and the level count are needed here; with them, in the same round trip, the
   // first levels' row counts and longest rows (the few-levels launch needs them).
   int host[kMisc] = {};
-  int first_counts[kSptrsvLaunchLevelsMax] = {};
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(host, misc, sizeof host, cudaMemcpyDeviceToHost, stream));
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(first_counts, counts, std::min(n, kSptrsvLaunchLevelsMax) * sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream));
+  const int* const first_counts = host + 3 + kSptrsvLaunchLevelsMax;
   note_host_wait();
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!plan->shape.unit && host[0] != kNoRow) throw InvalidArgument(singular_row_message(*this, A, host[0], stream));
@@ -231,10 +230,9 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   w.part_rows = (n + w.parts - 1) / w.parts;
   w.parts = (n + w.part_rows - 1) / w.part_rows;  // no empty part
   const int segments = levels * w.parts;
-  if (w.parts > 1) {  // the levels kernel counted rows by level: count them by segment
-    TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(segments) * sizeof(int), stream));
-    TESSERA_CUDA_CHECK(launch_sptrsv_segment_counts(plan->shape, w, level, counts, stream));
-  }
+  // Rows counted by segment (by level where there is one part).
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(segments) * sizeof(int), stream));
+  TESSERA_CUDA_CHECK(launch_sptrsv_segment_counts(plan->shape, w, level, counts, stream));
   TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, segments, stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_scatter(plan->shape, w, level, counts, ptr<int>(plan->order), stream));
   if (plan->blocks_walk || plan->levels.levels > 0) {

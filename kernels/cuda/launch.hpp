@@ -171,14 +171,14 @@ template <class T>
 cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const int* col_idx, const T* values,
                                T* inv_diag, int* bad_row, cudaStream_t stream);
 // Level of every row (1 + max level of its dependencies), computed sync-free in dependency
-// order; level (n ints) and counts (n ints) zero on entry, ticket zero, *max_level zero.
-// longest[l - 1]: the most entries a row of level l has, for l <= kSptrsvLaunchLevelsMax
-// (kSptrsvLaunchLevelsMax ints, zero on entry): what a schedule solved level by level in one
-// launch needs.
-// `sleep_ns`: the waiting threads' longest back-off.
+// order; level (n ints) zero on entry, ticket zero, *max_level zero. For l <=
+// kSptrsvLaunchLevelsMax, first_counts[l - 1]: the rows of level l, longest[l - 1]: the most
+// entries a row of level l has (kSptrsvLaunchLevelsMax ints each, zero on entry): what a
+// schedule solved level by level in one launch needs. `sleep_ns`: the waiting threads' longest
+// back-off.
 constexpr int kSptrsvLaunchLevelsMax = 16;
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* counts, int* ticket, int* max_level, int* longest, int sleep_ns,
+                                 int* first_counts, int* ticket, int* max_level, int* longest, int sleep_ns,
                                  cudaStream_t stream);
 // Exclusive scan of counts[0..len) in place (one block).
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);

@@ -86,8 +86,8 @@ __device__ __forceinline__ int take_chunk(int* ticket, int base) {
 }
 
 __global__ void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
-                              int* level, int* __restrict__ counts, int* __restrict__ ticket,
-                              int* __restrict__ max_level, int* __restrict__ longest, int sleep_ns) {
+                              int* level, int* __restrict__ first_counts, int* __restrict__ ticket,
+                              int* max_level, int* __restrict__ longest, int sleep_ns) {
   const int pos = take_chunk<kSptrsvThreads>(ticket, 0) + threadIdx.x;
   if (pos >= s.n) return;
   const int row = s.lower ? pos : s.n - 1 - pos;  // dependency order
@@ -108,9 +108,15 @@ __global__ void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, co
     if (e >= end) {
       ++lvl;
       store_release(level + row, lvl);
-      atomicAdd(counts + (lvl - 1), 1);
-      atomicMax(max_level, lvl);
-      if (lvl <= kSptrsvLaunchLevelsMax) atomicMax(longest + (lvl - 1), end - begin);
+      // The deepest level so far: an atomic only from a row that deepens it (a few hundred),
+      // not from every row onto one word. Rows are counted by segment once the levels are
+      // known (segment_count_kernel); only the first levels here, for the host's choice of
+      // launch.
+      if (lvl > *static_cast<volatile int*>(max_level)) atomicMax(max_level, lvl);
+      if (lvl <= kSptrsvLaunchLevelsMax) {
+        atomicAdd(first_counts + (lvl - 1), 1);
+        atomicMax(longest + (lvl - 1), end - begin);
+      }
       return;
     }
     __nanosleep(ns);
@@ -694,10 +700,10 @@ cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const i
 }
 
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* counts, int* ticket, int* max_level, int* longest, int sleep_ns,
+                                 int* first_counts, int* ticket, int* max_level, int* longest, int sleep_ns,
                                  cudaStream_t stream) {
-  levels_kernel<<<blocks_for(s.n, kSptrsvThreads), kSptrsvThreads, 0, stream>>>(s, row_ptr, col_idx, level, counts,
-                                                                               ticket, max_level, longest, sleep_ns);
+  levels_kernel<<<blocks_for(s.n, kSptrsvThreads), kSptrsvThreads, 0, stream>>>(
+      s, row_ptr, col_idx, level, first_counts, ticket, max_level, longest, sleep_ns);
   return cudaGetLastError();
 }
 
