@@ -7,10 +7,11 @@
 // sptrsv.syncfree), one block walks them with barriers. Where they are wide and few
 // (sptrsv.few_levels), one launch whose blocks take them level by level; wide and many: one block
 // per part of the rows (sptrsv.parts) walks them over its own rows, reading earlier parts' rows
-// from the per-row published words, or (parts 0) one sync-free launch in level order. The plan keeps the order and the inverted diagonal,
-// read-only, so any queue may solve with it; the per-row words ("x[i] of epoch e"), the ticket
-// and the few-levels counts a solve writes are the solving queue's (SptrsvState), and each solve
-// bumps the queue's epoch and counts on the ticket and counts instead of clearing them.
+// from the per-row published words, or (parts 0) one sync-free launch in level order. The plan
+// keeps the order and the inverted diagonal, read-only, so any queue may solve with it; the
+// per-row words ("x[i] of epoch e"), the ticket and the few-levels counts a solve writes are the
+// solving queue's (SptrsvState), and each solve bumps the queue's epoch and counts on the ticket
+// and counts instead of clearing them.
 #include <algorithm>
 #include <climits>
 #include <cstring>
