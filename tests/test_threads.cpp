@@ -2,18 +2,22 @@
 // own, and run mixed operations (spmv, value-returning and device-scalar reductions, gemm, the
 // vector algebra); every result must equal that of the same sequence run by one thread. Once
 // with a queue per thread, once with every thread on the default queue (serialised there).
-// The cpu and reference part also runs under ThreadSanitizer in CI (scripts/tsan.sh).
+// Then sparse triangular solves: 8 threads share one plan per triangle (the plan is read-only;
+// what a solve writes besides x is its queue's), each solving its own right-hand sides, in place
+// and not. The cpu and reference part also runs under ThreadSanitizer in CI (scripts/tsan.sh).
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/devices.hpp"
 #include "support/random.hpp"
 #include "support/scale.hpp"
+#include "support/sparse.hpp"
 #include "tessera/tessera.hpp"
 
 using namespace tessera;
@@ -97,6 +101,72 @@ TEST_CASE("threads: 8 threads on one device, own queues and the default queue, m
       for (auto& th : pool) th.join();
       CHECK_MESSAGE(wrong.load() == 0, wrong.load() << " wrong results in " << kThreads << " x " << iterations);
       CHECK(errors.load() == 0);
+    }
+  }
+}
+
+TEST_CASE("threads: 8 threads share sparse triangular solve plans, own queues and the default queue, match one thread") {
+  constexpr int kThreads = 8;
+  const int iterations = static_cast<int>(scaled(12, 4));
+  // Triangles that take each of CUDA's schedules by default: two wide levels (the few-levels
+  // launch), many wide levels (parts of the rows), many narrow levels (one block).
+  TriangularSpec two_levels;
+  two_levels.bands = 2;
+  two_levels.max_per_row = 100;
+  const std::vector<std::pair<std::string, HostCsr<double>>> triangles = {
+      {"two wide levels", triangular_system<double>(2541, two_levels, 41)},
+      {"lower(laplacian 40^3)", laplacian_3d<double>(40, 40, 40)},
+      {"lower(laplacian 61 x 53)", laplacian_2d<double>(61, 53)}};
+  for (const Device& d : all_devices()) {
+    for (const auto& [name, h] : triangles) {
+      INFO(d.spec() << ", " << name);
+      const CsrMatrix<double> A = CsrMatrix<double>::from_host(d, h);
+      const SptrsvPlan<double> plan = sptrsv_analyze(Uplo::lower, Diag::non_unit, A);
+      const auto n = static_cast<std::size_t>(A.rows());
+      // One thread's answers: thread t's right-hand side, solved into x and in place.
+      std::vector<std::vector<double>> rhs, expected, expected_in_place;
+      for (int t = 0; t < kThreads; ++t) {
+        rhs.push_back(random_vector<double>(n, 4000 + static_cast<std::uint32_t>(t)));
+        const auto b = Vector<double>::from_host(d, rhs.back());
+        Vector<double> x(d, A.rows());
+        sptrsv_solve(plan, b, x);
+        expected.push_back(x.to_host());
+        auto xb = Vector<double>::from_host(d, rhs.back());
+        sptrsv_solve(plan, xb, xb);
+        expected_in_place.push_back(xb.to_host());
+      }
+      for (const bool own_queue : {true, false}) {
+        INFO((own_queue ? "a queue per thread" : "all threads on the default queue"));
+        std::atomic<int> wrong{0}, errors{0};
+        std::vector<std::thread> pool;
+        for (int t = 0; t < kThreads; ++t)
+          pool.emplace_back([&, t] {
+            try {
+              const Queue q = own_queue ? d.new_queue() : d.queue();
+              const auto tt = static_cast<std::size_t>(t);
+              const auto b = Vector<double>::from_host(d, rhs[tt]);
+              Vector<double> x(d, A.rows());
+              std::vector<double> got(n);
+              for (int i = 0; i < iterations; ++i) {
+                const bool in_place = i % 2 == 1;
+                if (in_place) {
+                  auto xb = Vector<double>::from_host(d, rhs[tt]);
+                  sptrsv_solve(q, plan, xb, xb);
+                  xb.download(q, got.data(), xb.size(), true);
+                } else {
+                  sptrsv_solve(q, plan, b, x);
+                  x.download(q, got.data(), x.size(), true);
+                }
+                if (got != (in_place ? expected_in_place[tt] : expected[tt])) ++wrong;
+              }
+            } catch (const std::exception&) {
+              ++errors;
+            }
+          });
+        for (auto& th : pool) th.join();
+        CHECK_MESSAGE(wrong.load() == 0, wrong.load() << " wrong solves in " << kThreads << " x " << iterations);
+        CHECK(errors.load() == 0);
+      }
     }
   }
 }
