@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -67,10 +68,31 @@ Results step(const Queue& q, const CsrMatrix<double>& A, Work& w, int iteration)
   return r;
 }
 
+constexpr int kThreads = 8;
+
+// Runs body(queue, t) on kThreads threads at once, each on a queue of its own or all on the
+// device's default queue; body returns how many of its results differ from one thread's. Checks
+// that none did and that no call threw.
+void on_threads(const Device& d, bool own_queue, int iterations, const std::function<int(const Queue&, int)>& body) {
+  INFO((own_queue ? "a queue per thread" : "all threads on the default queue"));
+  std::atomic<int> wrong{0}, errors{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        wrong += body(own_queue ? d.new_queue() : d.queue(), t);
+      } catch (const std::exception&) {
+        ++errors;
+      }
+    });
+  for (auto& th : pool) th.join();
+  CHECK_MESSAGE(wrong.load() == 0, wrong.load() << " wrong results in " << kThreads << " x " << iterations);
+  CHECK(errors.load() == 0);
+}
+
 }  // namespace
 
 TEST_CASE("threads: 8 threads on one device, own queues and the default queue, match one thread") {
-  constexpr int kThreads = 8;
   const int iterations = static_cast<int>(scaled(200, 20));
   for (const Device& d : all_devices()) {
     INFO(d.spec());
@@ -82,31 +104,18 @@ TEST_CASE("threads: 8 threads on one device, own queues and the default queue, m
       Work w(d, n, t);
       for (int i = 0; i < 5; ++i) expected[static_cast<std::size_t>(t)].push_back(step(d.queue(), A, w, i));
     }
-    for (const bool own_queue : {true, false}) {
-      const std::string mode = own_queue ? "a queue per thread" : "all threads on the default queue";
-      INFO(mode);
-      std::atomic<int> wrong{0}, errors{0};
-      std::vector<std::thread> pool;
-      for (int t = 0; t < kThreads; ++t)
-        pool.emplace_back([&, t] {
-          try {
-            const Queue q = own_queue ? d.new_queue() : d.queue();
-            Work w(d, n, t);
-            for (int i = 0; i < iterations; ++i)
-              if (!(step(q, A, w, i) == expected[static_cast<std::size_t>(t)][static_cast<std::size_t>(i % 5)])) ++wrong;
-          } catch (const std::exception&) {
-            ++errors;
-          }
-        });
-      for (auto& th : pool) th.join();
-      CHECK_MESSAGE(wrong.load() == 0, wrong.load() << " wrong results in " << kThreads << " x " << iterations);
-      CHECK(errors.load() == 0);
-    }
+    for (const bool own_queue : {true, false})
+      on_threads(d, own_queue, iterations, [&](const Queue& q, int t) {
+        Work w(d, n, t);
+        int wrong = 0;
+        for (int i = 0; i < iterations; ++i)
+          if (!(step(q, A, w, i) == expected[static_cast<std::size_t>(t)][static_cast<std::size_t>(i % 5)])) ++wrong;
+        return wrong;
+      });
   }
 }
 
 TEST_CASE("threads: 8 threads share sparse triangular solve plans, own queues and the default queue, match one thread") {
-  constexpr int kThreads = 8;
   const int iterations = static_cast<int>(scaled(12, 4));
   // Triangles that take each of CUDA's schedules by default: two wide levels (the few-levels
   // launch), many wide levels (parts of the rows), many narrow levels (one block).
@@ -135,38 +144,27 @@ TEST_CASE("threads: 8 threads share sparse triangular solve plans, own queues an
         sptrsv_solve(plan, xb, xb);
         expected_in_place.push_back(xb.to_host());
       }
-      for (const bool own_queue : {true, false}) {
-        INFO((own_queue ? "a queue per thread" : "all threads on the default queue"));
-        std::atomic<int> wrong{0}, errors{0};
-        std::vector<std::thread> pool;
-        for (int t = 0; t < kThreads; ++t)
-          pool.emplace_back([&, t] {
-            try {
-              const Queue q = own_queue ? d.new_queue() : d.queue();
-              const auto tt = static_cast<std::size_t>(t);
-              const auto b = Vector<double>::from_host(d, rhs[tt]);
-              Vector<double> x(d, A.rows());
-              std::vector<double> got(n);
-              for (int i = 0; i < iterations; ++i) {
-                const bool in_place = i % 2 == 1;
-                if (in_place) {
-                  auto xb = Vector<double>::from_host(d, rhs[tt]);
-                  sptrsv_solve(q, plan, xb, xb);
-                  xb.download(q, got.data(), xb.size(), true);
-                } else {
-                  sptrsv_solve(q, plan, b, x);
-                  x.download(q, got.data(), x.size(), true);
-                }
-                if (got != (in_place ? expected_in_place[tt] : expected[tt])) ++wrong;
-              }
-            } catch (const std::exception&) {
-              ++errors;
+      for (const bool own_queue : {true, false})
+        on_threads(d, own_queue, iterations, [&](const Queue& q, int t) {
+          const auto tt = static_cast<std::size_t>(t);
+          const auto b = Vector<double>::from_host(d, rhs[tt]);
+          Vector<double> x(d, A.rows());
+          std::vector<double> got(n);
+          int wrong = 0;
+          for (int i = 0; i < iterations; ++i) {
+            const bool in_place = i % 2 == 1;
+            if (in_place) {
+              auto xb = Vector<double>::from_host(d, rhs[tt]);
+              sptrsv_solve(q, plan, xb, xb);
+              xb.download(q, got.data(), xb.size(), true);
+            } else {
+              sptrsv_solve(q, plan, b, x);
+              x.download(q, got.data(), x.size(), true);
             }
-          });
-        for (auto& th : pool) th.join();
-        CHECK_MESSAGE(wrong.load() == 0, wrong.load() << " wrong solves in " << kThreads << " x " << iterations);
-        CHECK(errors.load() == 0);
-      }
+            if (got != (in_place ? expected_in_place[tt] : expected[tt])) ++wrong;
+          }
+          return wrong;
+        });
     }
   }
 }
