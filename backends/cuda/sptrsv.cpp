@@ -178,7 +178,6 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   // bad_row, max_level, ticket, then the longest row and the row count of each of the first levels
   constexpr int kMisc = 3 + 2 * kSptrsvLaunchLevelsMax;
   int* misc = static_cast<int*>(st.misc.ensure(kMisc * sizeof(int)));
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(level, 0, ints, stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc, 0x7f, sizeof(int), stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc + 1, 0, (kMisc - 1) * sizeof(int), stream));
 
@@ -188,8 +187,15 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
                                            ptr<T>(plan->inv_diag), misc, stream));
   int* const longest = misc + 3;
   int* const first_counts_d = longest + kSptrsvLaunchLevelsMax;
+  // The levels: small triangles by one block in shared memory (sptrsv.level_block_rows, as far as
+  // it holds them), larger ones by blocks of sptrsv.level_threads rows.
+  const bool one_block = n <= std::min<std::int64_t>(tune_.get("sptrsv.level_block_rows"),
+                                                     sptrsv_level_block_rows_max(props_.sharedMemPerBlockOptin));
+  const int level_threads = one_block ? 0 : static_cast<int>(tune_.get("sptrsv.level_threads"));
+  if (!one_block) TESSERA_CUDA_CHECK(cudaMemsetAsync(level, 0, ints, stream));  // one block zeroes its own
   TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level, first_counts_d, misc + 2, misc + 1, longest,
-                                          tune_.get("sptrsv.sleep_ns"), stream));
+                                          level_threads,
+                                          static_cast<int>(tune_.get("sptrsv.sleep_ns")), stream));
   // The verdict and the level count are needed here; with them, in the same round trip, the
   // first levels' row counts and longest rows (the few-levels launch needs them).
   int host[kMisc] = {};

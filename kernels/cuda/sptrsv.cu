@@ -2,9 +2,10 @@
 //
 // Analysis, all on the GPU (no matrix copy to the host): the diagonal of every row (inverted,
 // checked), the level of every row computed sync-free (a row's level is one more than its
-// dependencies', each thread waits on its dependencies' levels with acquire loads), then rows
-// are bucketed by segment: by level, and within a level by part of the rows (histogram, scan,
-// scatter). Cost: a few passes over the matrix plus the level chain; no sort.
+// dependencies'; a block's own rows wait on each other in shared memory, on earlier blocks' rows
+// in L2; small triangles by one block), then rows are bucketed by segment: by level, and within
+// a level by part of the rows (histogram, scan, scatter). Cost: a few passes over the matrix
+// plus the level chain; no sort.
 //
 // Solve, four ways (the backend picks):
 // - Narrow levels (plan::solve_sync_free): one block walks them with a barrier between levels
@@ -85,43 +86,146 @@ __device__ __forceinline__ int take_chunk(int* ticket, int base) {
   return s_ticket * ROWS;
 }
 
+// A row's level being computed (one more than its deepest dependency's): its entries a batch
+// of G at a time, the pending dependencies of the batch polled together.
+struct RowLevel {
+  static constexpr int G = 8;
+  int row, begin, end, e0, lvl;
+  int at[G];  // a pending dependency: its row (>= 0), or -1 - its place among `local`'s rows
+  unsigned pending;
+  // Starts the row at position pos; dependencies at positions from local_first on are local.
+  __device__ void start(const SptrsvShape& s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                        int pos, int local_first) {
+    row = s.lower ? pos : s.n - 1 - pos;  // dependency order
+    begin = e0 = row_ptr[row];
+    end = row_ptr[row + 1];
+    lvl = 0;
+    load_batch(s, col_idx, local_first);
+  }
+  __device__ void load_batch(const SptrsvShape& s, const int* __restrict__ col_idx, int local_first) {
+    pending = 0;
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      const int j = e0 + k < end ? col_idx[e0 + k] : row;
+      const int p = s.lower ? j : s.n - 1 - j;
+      at[k] = p >= local_first ? -1 - (p - local_first) : j;
+      if (depends(s.lower, row, j)) pending |= 1u << k;
+    }
+  }
+  // One poll of the batch: local levels from `local`, others from `global` (0: not yet).
+  // Returns whether a dependency outside the local rows is still pending.
+  __device__ bool poll(volatile const int* local, const int* global) {
+    bool outside = false;
+#pragma unroll
+    for (int k = 0; k < G; ++k)
+      if (pending >> k & 1u) {
+        const int v = at[k] < 0 ? local[-1 - at[k]] : load_relaxed(global + at[k]);
+        if (v != 0) {
+          lvl = max(lvl, v);
+          pending &= ~(1u << k);
+        } else {
+          outside = outside || at[k] >= 0;
+        }
+      }
+    return outside;
+  }
+  // After a poll that left nothing pending: the next batch, or false when the row is done (lvl
+  // then its level).
+  __device__ bool next_batch(const SptrsvShape& s, const int* __restrict__ col_idx, int local_first) {
+    e0 += G;
+    if (e0 < end) {
+      load_batch(s, col_idx, local_first);
+      return true;
+    }
+    ++lvl;
+    return false;
+  }
+};
+
+// Large triangles: the level of every row, sync-free in dependency order. A block takes
+// blockDim.x consecutive positions; a dependency among them is read from the block's shared copy
+// of their levels, one before them from the global array. Rows whose dependencies are their
+// neighbours (a grid's lines in natural order, banded FEM matrices) then wait a shared-memory
+// round trip a row instead of an L2 one, and blocks finish their chains fast enough that the
+// blocks resident at once (the window the tickets open) stay busy. A level word is all its
+// reader needs (0: not yet), so relaxed loads and stores suffice; a thread publishes inside its
+// one loop (see take_chunk). The deepest level: an atomic only from a row that deepens it (a few
+// hundred), not from every row onto one word; rows are counted by segment once the levels are
+// known (segment_count_kernel), only the first levels here, for the host's choice of launch.
 __global__ void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                               int* level, int* __restrict__ first_counts, int* __restrict__ ticket,
                               int* max_level, int* __restrict__ longest, int sleep_ns) {
-  const int pos = take_chunk<kSptrsvThreads>(ticket, 0) + threadIdx.x;
+  extern __shared__ int block_levels[];
+  volatile int* own = block_levels;
+  own[threadIdx.x] = 0;
+  const int first = take_chunk<1>(ticket, 0) * static_cast<int>(blockDim.x);  // its barrier orders the zeros
+  const int pos = first + threadIdx.x;
   if (pos >= s.n) return;
-  const int row = s.lower ? pos : s.n - 1 - pos;  // dependency order
-  const int begin = row_ptr[row], end = row_ptr[row + 1];
-  // One loop per thread, the level published inside it (see take_chunk).
-  int lvl = 0, e = begin;
+  RowLevel r;
+  r.start(s, row_ptr, col_idx, pos, first);
   unsigned ns = 16;
   for (;;) {
-    while (e < end) {
-      const int j = col_idx[e];
-      if (depends(s.lower, row, j)) {
-        const int lj = load_acquire(level + j);
-        if (lj == 0) break;  // not yet: back off, then retry this entry
-        lvl = max(lvl, lj);
+    const bool outside = r.poll(own, level);
+    if (r.pending == 0) {
+      if (r.next_batch(s, col_idx, first)) {
+        ns = 16;
+        continue;
       }
-      ++e;
-    }
-    if (e >= end) {
-      ++lvl;
-      store_release(level + row, lvl);
-      // The deepest level so far: an atomic only from a row that deepens it (a few hundred),
-      // not from every row onto one word. Rows are counted by segment once the levels are
-      // known (segment_count_kernel); only the first levels here, for the host's choice of
-      // launch.
-      if (lvl > *static_cast<volatile int*>(max_level)) atomicMax(max_level, lvl);
-      if (lvl <= kSptrsvLaunchLevelsMax) {
-        atomicAdd(first_counts + (lvl - 1), 1);
-        atomicMax(longest + (lvl - 1), end - begin);
+      own[threadIdx.x] = r.lvl;
+      store_relaxed(level + r.row, r.lvl);
+      if (r.lvl > *static_cast<volatile int*>(max_level)) atomicMax(max_level, r.lvl);
+      if (r.lvl <= kSptrsvLaunchLevelsMax) {
+        atomicAdd(first_counts + (r.lvl - 1), 1);
+        atomicMax(longest + (r.lvl - 1), r.end - r.begin);
       }
       return;
     }
-    __nanosleep(ns);
-    if (ns < static_cast<unsigned>(sleep_ns)) ns *= 2;
+    if (outside) {  // another block's row: back off (a row of this block: poll shared memory again)
+      __nanosleep(ns);
+      if (ns < static_cast<unsigned>(sleep_ns)) ns *= 2;
+    }
   }
+}
+
+// Small triangles (every level fits in shared memory): one block, thread t taking positions t,
+// t + blockDim.x, ... in order, every dependency polled in shared memory (no L2 round trip in
+// the chain). The waits end: a dependency is an earlier position, whose thread reaches it
+// without waiting on anything later. The lanes stay in one loop, each iteration a poll or a step
+// forward for every lane, so no lane spins while the lane it waits for is parked.
+__global__ __launch_bounds__(kSptrsvLevelBlockThreads) void levels_block_kernel(
+    SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, int* __restrict__ level,
+    int* __restrict__ first_counts, int* __restrict__ max_level, int* __restrict__ longest) {
+  extern __shared__ int all_levels[];
+  __shared__ int counts[kSptrsvLaunchLevelsMax], longest_rows[kSptrsvLaunchLevelsMax], deepest;
+  volatile int* lv = all_levels;
+  for (int i = threadIdx.x; i < s.n; i += blockDim.x) lv[i] = 0;
+  if (threadIdx.x < kSptrsvLaunchLevelsMax) counts[threadIdx.x] = longest_rows[threadIdx.x] = 0;
+  if (threadIdx.x == 0) deepest = 0;
+  __syncthreads();
+  int pos = threadIdx.x, my_deepest = 0;
+  RowLevel r;
+  if (pos < s.n) r.start(s, row_ptr, col_idx, pos, 0);
+  while (__any_sync(kFullMask, pos < s.n)) {
+    if (pos >= s.n) continue;
+    r.poll(lv, nullptr);
+    if (r.pending != 0 || r.next_batch(s, col_idx, 0)) continue;
+    lv[pos] = r.lvl;
+    level[r.row] = r.lvl;  // read by the kernels after this one
+    my_deepest = max(my_deepest, r.lvl);
+    if (r.lvl <= kSptrsvLaunchLevelsMax) {
+      atomicAdd(counts + (r.lvl - 1), 1);
+      atomicMax(longest_rows + (r.lvl - 1), r.end - r.begin);
+    }
+    pos += blockDim.x;
+    if (pos < s.n) r.start(s, row_ptr, col_idx, pos, 0);
+  }
+  atomicMax(&deepest, my_deepest);
+  __syncthreads();
+  if (threadIdx.x < kSptrsvLaunchLevelsMax) {
+    first_counts[threadIdx.x] = counts[threadIdx.x];
+    longest[threadIdx.x] = longest_rows[threadIdx.x];
+  }
+  if (threadIdx.x == 0) *max_level = deepest;
 }
 
 // Exclusive scan in one block of 1024 threads, chunk by chunk (the level count is small for
@@ -700,9 +804,21 @@ cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const i
 }
 
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* first_counts, int* ticket, int* max_level, int* longest, int sleep_ns,
-                                 cudaStream_t stream) {
-  levels_kernel<<<blocks_for(s.n, kSptrsvThreads), kSptrsvThreads, 0, stream>>>(
+                                 int* first_counts, int* ticket, int* max_level, int* longest, int threads,
+                                 int sleep_ns, cudaStream_t stream) {
+  if (threads == 0) {  // one block, every level in shared memory
+    const std::size_t smem = static_cast<std::size_t>(s.n) * sizeof(int);
+    if (smem > 48 * 1024)
+      if (cudaError_t e = cudaFuncSetAttribute(levels_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(smem));
+          e != cudaSuccess)
+        return e;
+    levels_block_kernel<<<1, kSptrsvLevelBlockThreads, smem, stream>>>(s, row_ptr, col_idx, level, first_counts,
+                                                                       max_level, longest);
+    return cudaGetLastError();
+  }
+  if (threads < 32 || threads > 1024 || threads % 32 != 0) return cudaErrorInvalidValue;
+  levels_kernel<<<blocks_for(s.n, threads), threads, static_cast<std::size_t>(threads) * sizeof(int), stream>>>(
       s, row_ptr, col_idx, level, first_counts, ticket, max_level, longest, sleep_ns);
   return cudaGetLastError();
 }
