@@ -13,6 +13,27 @@ namespace tessera::cuda {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
+// Lets `kernel` be launched with `bytes` of dynamic shared memory (past 48 KB with its static
+// shared memory, it must say so). The attribute belongs to the kernel, not to a launch: it is set
+// to the most the device allows (less the kernel's static shared memory), the same value whoever
+// calls, so threads launching one kernel with different sizes never lower it beneath one
+// another's launch. Below 47 KB nothing is asked (no query on every solve): the kernels launched
+// through here keep under 1 KB of static shared memory.
+template <class K>
+cudaError_t allow_dynamic_smem(K kernel, std::size_t bytes) {
+  if (bytes <= 47 * 1024) return cudaSuccess;
+  cudaFuncAttributes attr{};
+  if (cudaError_t e = cudaFuncGetAttributes(&attr, kernel); e != cudaSuccess) return e;
+  if (bytes <= static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes)) return cudaSuccess;
+  int device = 0, optin = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device); e != cudaSuccess)
+    return e;
+  const std::size_t most = optin > static_cast<int>(attr.sharedSizeBytes) ? optin - attr.sharedSizeBytes : 0;
+  if (bytes > most) return cudaErrorInvalidValue;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(most));
+}
+
 // Sum over the 32 lanes of a warp (butterfly: every lane gets the total).
 template <class T>
 __device__ __forceinline__ T warp_sum(T v) {

@@ -116,11 +116,7 @@ __global__ void conv2d_direct_kernel(Conv2dShape s, const T* __restrict__ image,
 template <class T, int KC, bool CONST_FILTER>
 cudaError_t launch_tile(const Conv2dShape& s, const T* image, const T* filter, T* out, cudaStream_t stream) {
   const std::size_t smem = static_cast<std::size_t>(kConvTileX + s.K - 1) * (kConvTileY + s.K - 1) * sizeof(T);
-  if (smem > 48 * 1024) {
-    const cudaError_t e = cudaFuncSetAttribute(conv2d_kernel<T, KC, CONST_FILTER>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-    if (e != cudaSuccess) return e;
-  }
+  if (cudaError_t e = allow_dynamic_smem(conv2d_kernel<T, KC, CONST_FILTER>, smem); e != cudaSuccess) return e;
   const dim3 grid(blocks_for(s.Q, kConvTileX), blocks_for(s.P, kConvTileY));
   if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
   conv2d_kernel<T, KC, CONST_FILTER><<<grid, dim3(kConvTileX, kConvThreadsY), smem, stream>>>(s, image, filter, out);

@@ -174,19 +174,25 @@ cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const i
 // order; level (n ints) zero on entry, ticket zero, *max_level zero. For l <=
 // kSptrsvLaunchLevelsMax, first_counts[l - 1]: the rows of level l, longest[l - 1]: the most
 // entries a row of level l has (kSptrsvLaunchLevelsMax ints each, zero on entry): what a
-// schedule solved level by level in one launch needs. `threads`: the rows of a block (a multiple
-// of 32, at most 1024), whose dependencies on each other go through shared memory; 0: one block
-// of kSptrsvLevelBlockThreads holds every row's level in shared memory (n at most
-// sptrsv_level_block_rows_max of the device). `sleep_ns`: the waiting threads' longest back-off.
+// schedule solved level by level in one launch needs. Blocks of `threads` (a multiple of 32, at
+// most 1024) take chunks of threads x rows_per_thread rows, whose levels they keep in shared
+// memory (chunk ints: at most sptrsv_level_chunk_max of the device). `sleep_ns`: the waiting
+// threads' longest back-off.
 constexpr int kSptrsvLaunchLevelsMax = 16;
-constexpr int kSptrsvLevelBlockThreads = 1024;
-inline int sptrsv_level_block_rows_max(std::size_t shared_per_block_optin) {
+struct SptrsvLevelBlocks {
+  int threads = 128;
+  int rows_per_thread = 1;
+};
+inline std::int64_t sptrsv_level_chunk_max(std::size_t shared_per_block_optin) {
   const std::size_t reserved = 1024;  // the block's static counters
-  return shared_per_block_optin > reserved ? static_cast<int>((shared_per_block_optin - reserved) / sizeof(int)) : 0;
+  return shared_per_block_optin > reserved ? static_cast<std::int64_t>((shared_per_block_optin - reserved) / sizeof(int))
+                                           : 0;
 }
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* first_counts, int* ticket, int* max_level, int* longest, int threads,
-                                 int sleep_ns, cudaStream_t stream);
+                                 int* first_counts, int* ticket, int* max_level, int* longest,
+                                 const SptrsvLevelBlocks& blocks, int sleep_ns, cudaStream_t stream);
+// How many blocks of that shape an SM holds at once.
+cudaError_t sptrsv_levels_blocks_per_sm(const SptrsvLevelBlocks& b, int* blocks);
 // Exclusive scan of counts[0..len) in place (one block).
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);
 // How blocks walk the levels: `parts` blocks, block p owning the rows at positions [p *

@@ -142,90 +142,64 @@ struct RowLevel {
   }
 };
 
-// Large triangles: the level of every row, sync-free in dependency order. A block takes
-// blockDim.x consecutive positions; a dependency among them is read from the block's shared copy
-// of their levels, one before them from the global array. Rows whose dependencies are their
-// neighbours (a grid's lines in natural order, banded FEM matrices) then wait a shared-memory
-// round trip a row instead of an L2 one, and blocks finish their chains fast enough that the
-// blocks resident at once (the window the tickets open) stay busy. A level word is all its
-// reader needs (0: not yet), so relaxed loads and stores suffice; a thread publishes inside its
-// one loop (see take_chunk). The deepest level: an atomic only from a row that deepens it (a few
-// hundred), not from every row onto one word; rows are counted by segment once the levels are
-// known (segment_count_kernel), only the first levels here, for the host's choice of launch.
-__global__ void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+// The level of every row, sync-free in dependency order. A block takes a chunk of blockDim.x x
+// rows_per_thread consecutive positions, thread t positions t, t + blockDim.x, ... of it in order;
+// a dependency inside the chunk is read from the block's shared copy of its levels, one before it
+// from the global array (relaxed loads and stores: a level word is all its reader needs, 0 meaning
+// not yet). Chains of neighbouring rows (a grid's lines in natural order, banded FEM rows) then
+// wait a shared-memory poll a row rather than an L2 round trip, and the rows resident at once
+// (the window the tickets open) are rows_per_thread times a thread per row's: a grid in natural
+// order has its level fronts across every plane, so the window must span the planes. One block
+// with the whole triangle in shared memory never touches L2 between rows. The waits end: a
+// dependency is an earlier position, held by an earlier ticket's resident block or by a thread
+// that reaches it without waiting on anything later. The lanes stay in one loop, each iteration a
+// poll or a step forward for every lane, so no lane spins while the lane it waits for is parked.
+// The first levels' row counts and longest rows and the deepest level are gathered in shared
+// memory and added once a block.
+__global__ __launch_bounds__(1024) void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                               int* level, int* __restrict__ first_counts, int* __restrict__ ticket,
-                              int* max_level, int* __restrict__ longest, int sleep_ns) {
-  extern __shared__ int block_levels[];
-  volatile int* own = block_levels;
-  own[threadIdx.x] = 0;
-  const int first = take_chunk<1>(ticket, 0) * static_cast<int>(blockDim.x);  // its barrier orders the zeros
-  const int pos = first + threadIdx.x;
-  if (pos >= s.n) return;
+                              int* __restrict__ max_level, int* __restrict__ longest, int rows_per_thread,
+                              int sleep_ns) {
+  extern __shared__ int chunk_levels[];
+  __shared__ int counts[kSptrsvLaunchLevelsMax], longest_rows[kSptrsvLaunchLevelsMax], deepest;
+  volatile int* own = chunk_levels;
+  const int chunk = static_cast<int>(blockDim.x) * rows_per_thread;
+  for (int i = threadIdx.x; i < chunk; i += blockDim.x) own[i] = 0;
+  if (threadIdx.x < kSptrsvLaunchLevelsMax) counts[threadIdx.x] = longest_rows[threadIdx.x] = 0;
+  if (threadIdx.x == 0) deepest = 0;
+  const int first = take_chunk<1>(ticket, 0) * chunk;  // its barrier orders the zeros
+  const int last = min(first + chunk, s.n);
+  int pos = first + threadIdx.x, my_deepest = 0;
   RowLevel r;
-  r.start(s, row_ptr, col_idx, pos, first);
+  if (pos < last) r.start(s, row_ptr, col_idx, pos, first);
   unsigned ns = 16;
-  for (;;) {
+  while (__any_sync(kFullMask, pos < last)) {
+    if (pos >= last) continue;
     const bool outside = r.poll(own, level);
     if (r.pending == 0) {
-      if (r.next_batch(s, col_idx, first)) {
-        ns = 16;
-        continue;
-      }
-      own[threadIdx.x] = r.lvl;
+      if (r.next_batch(s, col_idx, first)) continue;
+      own[pos - first] = r.lvl;
       store_relaxed(level + r.row, r.lvl);
-      if (r.lvl > *static_cast<volatile int*>(max_level)) atomicMax(max_level, r.lvl);
+      my_deepest = max(my_deepest, r.lvl);
       if (r.lvl <= kSptrsvLaunchLevelsMax) {
-        atomicAdd(first_counts + (r.lvl - 1), 1);
-        atomicMax(longest + (r.lvl - 1), r.end - r.begin);
+        atomicAdd(counts + (r.lvl - 1), 1);
+        atomicMax(longest_rows + (r.lvl - 1), r.end - r.begin);
       }
-      return;
-    }
-    if (outside) {  // another block's row: back off (a row of this block: poll shared memory again)
+      pos += blockDim.x;
+      if (pos < last) r.start(s, row_ptr, col_idx, pos, first);
+      ns = 16;
+    } else if (outside) {  // another block's row: back off (this block's: poll shared memory again)
       __nanosleep(ns);
       if (ns < static_cast<unsigned>(sleep_ns)) ns *= 2;
     }
   }
-}
-
-// Small triangles (every level fits in shared memory): one block, thread t taking positions t,
-// t + blockDim.x, ... in order, every dependency polled in shared memory (no L2 round trip in
-// the chain). The waits end: a dependency is an earlier position, whose thread reaches it
-// without waiting on anything later. The lanes stay in one loop, each iteration a poll or a step
-// forward for every lane, so no lane spins while the lane it waits for is parked.
-__global__ __launch_bounds__(kSptrsvLevelBlockThreads) void levels_block_kernel(
-    SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, int* __restrict__ level,
-    int* __restrict__ first_counts, int* __restrict__ max_level, int* __restrict__ longest) {
-  extern __shared__ int all_levels[];
-  __shared__ int counts[kSptrsvLaunchLevelsMax], longest_rows[kSptrsvLaunchLevelsMax], deepest;
-  volatile int* lv = all_levels;
-  for (int i = threadIdx.x; i < s.n; i += blockDim.x) lv[i] = 0;
-  if (threadIdx.x < kSptrsvLaunchLevelsMax) counts[threadIdx.x] = longest_rows[threadIdx.x] = 0;
-  if (threadIdx.x == 0) deepest = 0;
-  __syncthreads();
-  int pos = threadIdx.x, my_deepest = 0;
-  RowLevel r;
-  if (pos < s.n) r.start(s, row_ptr, col_idx, pos, 0);
-  while (__any_sync(kFullMask, pos < s.n)) {
-    if (pos >= s.n) continue;
-    r.poll(lv, nullptr);
-    if (r.pending != 0 || r.next_batch(s, col_idx, 0)) continue;
-    lv[pos] = r.lvl;
-    level[r.row] = r.lvl;  // read by the kernels after this one
-    my_deepest = max(my_deepest, r.lvl);
-    if (r.lvl <= kSptrsvLaunchLevelsMax) {
-      atomicAdd(counts + (r.lvl - 1), 1);
-      atomicMax(longest_rows + (r.lvl - 1), r.end - r.begin);
-    }
-    pos += blockDim.x;
-    if (pos < s.n) r.start(s, row_ptr, col_idx, pos, 0);
-  }
   atomicMax(&deepest, my_deepest);
   __syncthreads();
-  if (threadIdx.x < kSptrsvLaunchLevelsMax) {
-    first_counts[threadIdx.x] = counts[threadIdx.x];
-    longest[threadIdx.x] = longest_rows[threadIdx.x];
+  if (threadIdx.x < kSptrsvLaunchLevelsMax && counts[threadIdx.x] > 0) {
+    atomicAdd(first_counts + threadIdx.x, counts[threadIdx.x]);
+    atomicMax(longest + threadIdx.x, longest_rows[threadIdx.x]);
   }
-  if (threadIdx.x == 0) *max_level = deepest;
+  if (threadIdx.x == 0) atomicMax(max_level, deepest);
 }
 
 // Exclusive scan in one block of 1024 threads, chunk by chunk (the level count is small for
@@ -757,10 +731,7 @@ cudaError_t launch_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const 
                                cudaStream_t stream) {
   const std::size_t smem = SMEM_X ? static_cast<std::size_t>(w.part_rows) * sizeof(T) : 0;
   auto* kernel = solve_block_kernel<T, LANES, SMEM_X, PARTS>;
-  if (smem > 48 * 1024)
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-        e != cudaSuccess)
-      return e;
+  if (cudaError_t e = allow_dynamic_smem(kernel, smem); e != cudaSuccess) return e;
   kernel<<<w.parts, a.threads, smem, stream>>>(s, w, a.seg_end, a.info, a.col_idx, a.values, a.inv_diag, a.b, a.x,
                                                a.ready, a.epoch, a.ticket, a.ticket_base, a.sleep_ns);
   return cudaGetLastError();
@@ -804,23 +775,22 @@ cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const i
 }
 
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
-                                 int* first_counts, int* ticket, int* max_level, int* longest, int threads,
-                                 int sleep_ns, cudaStream_t stream) {
-  if (threads == 0) {  // one block, every level in shared memory
-    const std::size_t smem = static_cast<std::size_t>(s.n) * sizeof(int);
-    if (smem > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(levels_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(smem));
-          e != cudaSuccess)
-        return e;
-    levels_block_kernel<<<1, kSptrsvLevelBlockThreads, smem, stream>>>(s, row_ptr, col_idx, level, first_counts,
-                                                                       max_level, longest);
-    return cudaGetLastError();
-  }
-  if (threads < 32 || threads > 1024 || threads % 32 != 0) return cudaErrorInvalidValue;
-  levels_kernel<<<blocks_for(s.n, threads), threads, static_cast<std::size_t>(threads) * sizeof(int), stream>>>(
-      s, row_ptr, col_idx, level, first_counts, ticket, max_level, longest, sleep_ns);
+                                 int* first_counts, int* ticket, int* max_level, int* longest,
+                                 const SptrsvLevelBlocks& b, int sleep_ns, cudaStream_t stream) {
+  if (b.threads < 32 || b.threads > 1024 || b.threads % 32 != 0 || b.rows_per_thread < 1) return cudaErrorInvalidValue;
+  const std::int64_t chunk = static_cast<std::int64_t>(b.threads) * b.rows_per_thread;
+  const std::size_t smem = static_cast<std::size_t>(chunk) * sizeof(int);
+  if (cudaError_t e = allow_dynamic_smem(levels_kernel, smem); e != cudaSuccess) return e;
+  const auto blocks = static_cast<unsigned>((s.n + chunk - 1) / chunk);
+  levels_kernel<<<blocks, b.threads, smem, stream>>>(s, row_ptr, col_idx, level, first_counts, ticket, max_level,
+                                                     longest, b.rows_per_thread, sleep_ns);
   return cudaGetLastError();
+}
+
+cudaError_t sptrsv_levels_blocks_per_sm(const SptrsvLevelBlocks& b, int* blocks) {
+  const std::size_t smem = static_cast<std::size_t>(b.threads) * b.rows_per_thread * sizeof(int);
+  if (cudaError_t e = allow_dynamic_smem(levels_kernel, smem); e != cudaSuccess) return e;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, levels_kernel, b.threads, smem);
 }
 
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream) {
@@ -847,19 +817,11 @@ cudaError_t launch_sptrsv_solve(const SptrsvShape& s, bool warp_per_row, const i
                                 int sleep_ns, cudaStream_t stream) {
   // The dynamic shared memory is not used: it only bounds how many blocks an SM holds at once.
   if (warp_per_row) {
-    if (residency_smem > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(solve_warp_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(residency_smem));
-          e != cudaSuccess)
-        return e;
+    if (cudaError_t e = allow_dynamic_smem(solve_warp_kernel<T>, residency_smem); e != cudaSuccess) return e;
     solve_warp_kernel<T><<<sptrsv_solve_blocks(s.n, true), kSptrsvThreads, residency_smem, stream>>>(
         s, order, row_ptr, col_idx, values, inv_diag, b, x, ready, epoch, ticket, ticket_base, sleep_ns);
   } else {
-    if (residency_smem > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(solve_thread_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(residency_smem));
-          e != cudaSuccess)
-        return e;
+    if (cudaError_t e = allow_dynamic_smem(solve_thread_kernel<T>, residency_smem); e != cudaSuccess) return e;
     solve_thread_kernel<T><<<sptrsv_solve_blocks(s.n, false), kSptrsvThreads, residency_smem, stream>>>(
         s, order, row_ptr, col_idx, values, inv_diag, b, x, ready, epoch, ticket, ticket_base, sleep_ns);
   }

@@ -214,13 +214,6 @@ constexpr std::size_t solve_smem() {
   return (static_cast<std::size_t>(NB) * NB + NB + (kTrsvThreads / 32) * NB) * sizeof(T);
 }
 
-// Kernels above 48 KB of dynamic shared memory must say so once per device (and process).
-template <class K>
-cudaError_t allow_smem(K kernel, std::size_t bytes) {
-  if (bytes <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-}
-
 template <class T>
 __global__ void scale_kernel(T* B, std::int64_t rows, std::int64_t cols, std::int64_t ld, T alpha) {
   const std::int64_t total = rows * cols;
@@ -237,7 +230,7 @@ template <class T>
 cudaError_t launch_trsv_invert_diag(const TriangularShape& s, const T* A, T* W, cudaStream_t stream) {
   constexpr int NB = kTrsvBlock<T>;
   constexpr std::size_t smem = invert_smem<T, NB>();
-  if (cudaError_t e = allow_smem(invert_diag_kernel<T, NB>, smem); e != cudaSuccess) return e;
+  if (cudaError_t e = allow_dynamic_smem(invert_diag_kernel<T, NB>, smem); e != cudaSuccess) return e;
   const int nb = (s.n + NB - 1) / NB;
   invert_diag_kernel<T, NB><<<nb, NB, smem, stream>>>(s, A, W);
   return cudaGetLastError();
@@ -250,10 +243,10 @@ cudaError_t launch_trsv_solve(const TriangularShape& s, const T* A, const T* W, 
   constexpr std::size_t smem = solve_smem<T, NB>();
   const int nb = (s.n + NB - 1) / NB;
   if (s.trans) {
-    if (cudaError_t e = allow_smem(trsv_solve_kernel<T, NB, true>, smem); e != cudaSuccess) return e;
+    if (cudaError_t e = allow_dynamic_smem(trsv_solve_kernel<T, NB, true>, smem); e != cudaSuccess) return e;
     trsv_solve_kernel<T, NB, true><<<nb, kTrsvThreads, smem, stream>>>(s, A, W, x, sync);
   } else {
-    if (cudaError_t e = allow_smem(trsv_solve_kernel<T, NB, false>, smem); e != cudaSuccess) return e;
+    if (cudaError_t e = allow_dynamic_smem(trsv_solve_kernel<T, NB, false>, smem); e != cudaSuccess) return e;
     trsv_solve_kernel<T, NB, false><<<nb, kTrsvThreads, smem, stream>>>(s, A, W, x, sync);
   }
   return cudaGetLastError();

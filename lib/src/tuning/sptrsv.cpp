@@ -83,22 +83,32 @@ const std::vector<ParamSpec>& sptrsv_params() {
        1, 16, Shape::any, {{"cuda/*", 4}}},
       // The analysis's level chain (H200, 2026-11-30, session 31, f32 lower triangles, the second
       // analysis in ms; cuSPARSE's in brackets). Blocks with their own rows' levels in shared
-      // memory, against the chain before (a thread a row, every dependency an acquire load from
-      // L2), by rows a block: 128^3 Laplacian 3.44 -> 2.76 (32), 1.85 (128), 1.86 (256), 1.92
-      // (512), 1.98 (1024) [2.32]; 64^3 0.665 -> 0.55, 0.44, 0.45, 0.45, 0.50 [0.79]. One block
-      // holding every level (sptrsv.level_block_rows) against 128-row blocks, two rounds: Chem97ZtZ
-      // (2 541 rows) 0.086 / 0.081 against 0.106 [0.119], nos6 (675) 0.099 / 0.106 against 0.113,
-      // bcsstk16 (4 884) 1.16 / 1.17 against 1.35, bcsstk13 (2 003) and 494_bus alike, Dubcova1
-      // (16 129) 2.22 / 2.09 against 1.10 [3.07]: one SM's warps take turns at every hop, so
-      // one block serves only the small triangles.
+      // memory, a thread a row, against the chain before (every dependency an acquire load from
+      // L2), by threads a block: 128^3 Laplacian 3.44 -> 2.76 (32), 1.85 (128), 1.86 (256), 1.92
+      // (512), 1.98 (1024) [2.32]; 64^3 0.665 -> 0.55, 0.44, 0.45, 0.45, 0.50 [0.79]. Rows a
+      // thread (sptrsv.level_rows), 128 threads: 128^3 2.16 (1), 1.44 (4), 1.12-1.20 (8), 1.23
+      // (16), 1.15 (32): in natural order a grid's level fronts cross every plane, so the window
+      // of resident rows must span the grid; but Dubcova1 (16 129 rows, banded) 1.05 (1) against
+      // 4.6-5.0 (4-32): a thread's next row starts with a dependent load of its entries after its
+      // previous one. Hence by default the fewest rows with which the resident blocks hold every
+      // row: 128^3 1.06-1.11, 64^3 0.50-0.52 (0.66 at 1), Dubcova1 1.03-1.13 [3.10].
+      // One block holding every level (sptrsv.level_block_rows) against 128-row blocks, two
+      // rounds: Chem97ZtZ (2 541 rows) 0.086 / 0.081 against 0.106 [0.119], nos6 (675) 0.099 /
+      // 0.106 against 0.113, bcsstk16 (4 884) 1.16 / 1.17 against 1.35, bcsstk13 (2 003) and
+      // 494_bus alike, Dubcova1 (16 129) 2.22 / 2.09 against 1.10 [3.07]: one SM's warps take
+      // turns at every hop, so one block serves only the small triangles.
       {"sptrsv.level_block_rows",
        "CUDA analysis: triangles of at most this many rows have their levels computed by one block in shared memory "
        "(as far as it holds them)",
        0, 1 << 20, Shape::any, {{"cuda/*", 8192}}},
       {"sptrsv.level_threads",
-       "CUDA analysis: rows a block takes when computing the levels (their dependencies on each other go through "
-       "shared memory)",
+       "CUDA analysis: threads of a block computing the levels (the block's rows depend on each other through shared "
+       "memory)",
        32, 1024, Shape::pow2, {{"cuda/*", 128}}},
+      {"sptrsv.level_rows",
+       "CUDA analysis: rows a thread computes the levels of (0: the fewest with which the resident blocks hold every "
+       "row)",
+       0, 256, Shape::any, {{"cuda/*", 0}}},
       // The barrier that ends a level (~1 us) costs more than splitting less work saves.
       {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 8192}}},
