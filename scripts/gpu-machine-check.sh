@@ -61,8 +61,8 @@ fi
 # kernel with one level as every one-step pass; sparse triangular solves by one block and by
 # the sync-free launch everywhere, by the few-levels launch wherever there are at most 16 levels,
 # by parts of the rows everywhere, the default with the sync-free launch, parts of few rows; the
-# analysis's levels by blocks everywhere (32 threads a row each, 128 threads 3 rows each) and by
-# one block wherever it holds them.
+# analysis's levels by blocks of 32 threads, by blocks of 128 threads 3 rows each, and by one
+# block wherever it holds them.
 if want forced; then
 gemm_tests='*gemm*,*trsm*,*conv_layer*,*Winograd*'
 sptrsv_tests='*sptrsv*,*real matrices*'
@@ -77,8 +77,8 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "sptrsv.syncfree=1,sptrsv.few_levels=16|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=0|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \
   "sptrsv.parts=64,sptrsv.part_groups=1|$sptrsv_tests" \
-  "sptrsv.level_block_rows=0,sptrsv.level_threads=32,sptrsv.level_rows=1|$sptrsv_tests" \
-  "sptrsv.level_block_rows=0,sptrsv.level_rows=3|$sptrsv_tests" "sptrsv.level_block_rows=1048576|$sptrsv_tests"; do
+  "sptrsv.level_threads=32|$sptrsv_tests" "sptrsv.level_rows=3|$sptrsv_tests" \
+  "sptrsv.level_block_rows=1048576|$sptrsv_tests"; do
   tune=${forced%%|*}
   t0=$(date +%s)
   log="$OUT/forced-${tune//[=,.]/_}.log"

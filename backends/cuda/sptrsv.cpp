@@ -187,12 +187,10 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
                                            ptr<T>(plan->inv_diag), misc, stream));
   int* const longest = misc + 3;
   int* const first_counts_d = longest + kSptrsvLaunchLevelsMax;
-  // The levels: a small triangle by one block holding every level in shared memory
-  // (sptrsv.level_block_rows, as far as it holds them), a larger one by blocks of
-  // sptrsv.level_threads threads. Their rows a thread (sptrsv.level_rows; by default): the fewest
-  // with which the blocks resident at once hold every row, so rows wait only on rows that are
-  // running, as far as shared memory holds them; one where the GPU holds the whole triangle
-  // (a thread's further row starts after its previous one, with a dependent load of its entries).
+  // The levels: by blocks of sptrsv.level_threads threads taking sptrsv.level_rows rows each, or
+  // (sptrsv.level_block_rows) a small triangle by one block holding every level in shared memory.
+  // A thread's rows are taken in order, so more than one a thread pays off only where the rows a
+  // block apart rise in level (lib/src/tuning/sptrsv.cpp): both off by default.
   const std::int64_t chunk_max = sptrsv_level_chunk_max(props_.sharedMemPerBlockOptin);
   SptrsvLevelBlocks lb;
   constexpr int kWidest = 1024;  // threads of the one block
@@ -202,17 +200,8 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     lb.rows_per_thread = (n + kWidest - 1) / kWidest;
   } else {
     lb.threads = static_cast<int>(tune_.get("sptrsv.level_threads"));
-    const std::int64_t rows_max = std::max<std::int64_t>(1, chunk_max / lb.threads);
-    if (const std::int64_t forced = tune_.get("sptrsv.level_rows"); forced > 0) {
-      lb.rows_per_thread = static_cast<int>(std::min(forced, rows_max));
-    } else {
-      for (lb.rows_per_thread = 1; lb.rows_per_thread < rows_max; ++lb.rows_per_thread) {
-        int per_sm = 0;
-        TESSERA_CUDA_CHECK(sptrsv_levels_blocks_per_sm(lb, &per_sm));
-        if (static_cast<std::int64_t>(per_sm) * props_.multiProcessorCount * lb.threads * lb.rows_per_thread >= n)
-          break;
-      }
-    }
+    lb.rows_per_thread = static_cast<int>(
+        std::min<std::int64_t>(tune_.get("sptrsv.level_rows"), std::max<std::int64_t>(1, chunk_max / lb.threads)));
     TESSERA_CUDA_CHECK(cudaMemsetAsync(level, 0, ints, stream));  // "not yet" for other blocks' polls
   }
   TESSERA_CUDA_CHECK(launch_sptrsv_levels(plan->shape, rp, ci, level, first_counts_d, misc + 2, misc + 1, longest, lb,

@@ -191,8 +191,6 @@ inline std::int64_t sptrsv_level_chunk_max(std::size_t shared_per_block_optin) {
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
                                  int* first_counts, int* ticket, int* max_level, int* longest,
                                  const SptrsvLevelBlocks& blocks, int sleep_ns, cudaStream_t stream);
-// How many blocks of that shape an SM holds at once.
-cudaError_t sptrsv_levels_blocks_per_sm(const SptrsvLevelBlocks& b, int* blocks);
 // Exclusive scan of counts[0..len) in place (one block).
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);
 // How blocks walk the levels: `parts` blocks, block p owning the rows at positions [p *

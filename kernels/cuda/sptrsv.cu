@@ -147,10 +147,11 @@ struct RowLevel {
 // a dependency inside the chunk is read from the block's shared copy of its levels, one before it
 // from the global array (relaxed loads and stores: a level word is all its reader needs, 0 meaning
 // not yet). Chains of neighbouring rows (a grid's lines in natural order, banded FEM rows) then
-// wait a shared-memory poll a row rather than an L2 round trip, and the rows resident at once
-// (the window the tickets open) are rows_per_thread times a thread per row's: a grid in natural
-// order has its level fronts across every plane, so the window must span the planes. One block
-// with the whole triangle in shared memory never touches L2 between rows. The waits end: a
+// wait a shared-memory poll a row rather than an L2 round trip. More rows a thread put more rows
+// in flight (a grid's level fronts cross every plane), but a thread takes them in order: where
+// its next row is shallower than its last it waits behind it, and such waits chain (measured
+// 200x slower on grids whose lines do not match the block), so the backend gives one by
+// default. The waits end: a
 // dependency is an earlier position, held by an earlier ticket's resident block or by a thread
 // that reaches it without waiting on anything later. The lanes stay in one loop, each iteration a
 // poll or a step forward for every lane, so no lane spins while the lane it waits for is parked.
@@ -785,12 +786,6 @@ cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const
   levels_kernel<<<blocks, b.threads, smem, stream>>>(s, row_ptr, col_idx, level, first_counts, ticket, max_level,
                                                      longest, b.rows_per_thread, sleep_ns);
   return cudaGetLastError();
-}
-
-cudaError_t sptrsv_levels_blocks_per_sm(const SptrsvLevelBlocks& b, int* blocks) {
-  const std::size_t smem = static_cast<std::size_t>(b.threads) * b.rows_per_thread * sizeof(int);
-  if (cudaError_t e = allow_dynamic_smem(levels_kernel, smem); e != cudaSuccess) return e;
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, levels_kernel, b.threads, smem);
 }
 
 cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream) {

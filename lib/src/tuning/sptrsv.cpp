@@ -85,30 +85,31 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // analysis in ms; cuSPARSE's in brackets). Blocks with their own rows' levels in shared
       // memory, a thread a row, against the chain before (every dependency an acquire load from
       // L2), by threads a block: 128^3 Laplacian 3.44 -> 2.76 (32), 1.85 (128), 1.86 (256), 1.92
-      // (512), 1.98 (1024) [2.32]; 64^3 0.665 -> 0.55, 0.44, 0.45, 0.45, 0.50 [0.79]. Rows a
-      // thread (sptrsv.level_rows), 128 threads: 128^3 2.16 (1), 1.44 (4), 1.12-1.20 (8), 1.23
-      // (16), 1.15 (32): in natural order a grid's level fronts cross every plane, so the window
-      // of resident rows must span the grid; but Dubcova1 (16 129 rows, banded) 1.05 (1) against
-      // 4.6-5.0 (4-32): a thread's next row starts with a dependent load of its entries after its
-      // previous one. Hence by default the fewest rows with which the resident blocks hold every
-      // row: 128^3 1.06-1.11, 64^3 0.50-0.52 (0.66 at 1), Dubcova1 1.03-1.13 [3.10].
-      // One block holding every level (sptrsv.level_block_rows) against 128-row blocks, two
-      // rounds: Chem97ZtZ (2 541 rows) 0.086 / 0.081 against 0.106 [0.119], nos6 (675) 0.099 /
-      // 0.106 against 0.113, bcsstk16 (4 884) 1.16 / 1.17 against 1.35, bcsstk13 (2 003) and
-      // 494_bus alike, Dubcova1 (16 129) 2.22 / 2.09 against 1.10 [3.07]: one SM's warps take
-      // turns at every hop, so one block serves only the small triangles.
-      {"sptrsv.level_block_rows",
-       "CUDA analysis: triangles of at most this many rows have their levels computed by one block in shared memory "
-       "(as far as it holds them)",
-       0, 1 << 20, Shape::any, {{"cuda/*", 8192}}},
+      // (512), 1.98 (1024) [2.32]; 64^3 0.665 -> 0.55, 0.44, 0.45, 0.45, 0.50 [0.79].
+      // Rows a thread, taken in order (thread t: rows t, t + threads, ... of its block's chunk):
+      // the 128^3 Laplacian 2.17 (1), 1.99 (2), 1.30 (4), 1.08-1.20 (8) [2.31]: a grid in natural
+      // order has its level fronts across every plane, and more rows resident reach more of
+      // them. But only because a block's 128 threads match the grid's 128-row lines, so a
+      // thread's next row is one line on, one level deeper: 100^3 1.29 (1) against 272-275
+      // (2, 4, or by occupancy) [1.47], 120^3 1.90 against 469-654 [2.05-2.12], 96^3 1.15 against
+      // 3.5-5.3, 80^3 0.63 against 1.7-51, and 128^3 with 64 threads 9.6-10.1: where a thread's
+      // next row is shallower than its last, it waits behind it, and the waits chain. And
+      // Dubcova1 (banded) 1.05 (1) against 4.6-5.0 (4-32). Hence a row a thread.
       {"sptrsv.level_threads",
        "CUDA analysis: threads of a block computing the levels (the block's rows depend on each other through shared "
        "memory)",
        32, 1024, Shape::pow2, {{"cuda/*", 128}}},
-      {"sptrsv.level_rows",
-       "CUDA analysis: rows a thread computes the levels of (0: the fewest with which the resident blocks hold every "
-       "row)",
-       0, 256, Shape::any, {{"cuda/*", 0}}},
+      {"sptrsv.level_rows", "CUDA analysis: rows a thread computes the levels of, in order (see above)", 1, 256,
+       Shape::any, {{"cuda/*", 1}}},
+      // One block holding every level (a thread's rows 1 024 apart, in order) against 128-row
+      // blocks, two rounds: Chem97ZtZ (2 541 rows) 0.081-0.086 against 0.106 [0.119], nos6 (675)
+      // 0.099-0.106 against 0.113, bcsstk16 (4 884) 1.16-1.17 against 1.35, bcsstk13 (2 003) and
+      // 494_bus alike, Dubcova1 (16 129) 2.09-2.22 against 1.10 [3.07]: gains of 15-25 % on the
+      // smallest, but the rows a thread are in order, as above, so it is off by default.
+      {"sptrsv.level_block_rows",
+       "CUDA analysis: triangles of at most this many rows have their levels computed by one block in shared memory "
+       "(as far as it holds them; 0: never)",
+       0, 1 << 20, Shape::any, {{"cuda/*", 0}}},
       // The barrier that ends a level (~1 us) costs more than splitting less work saves.
       {"sptrsv.parallel_level_work", "cpu: rows + nonzeros from which a level runs in parallel", 1, 1LL << 40,
        Shape::any, {{"cpu/*", 8192}}},
