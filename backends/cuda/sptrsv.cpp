@@ -194,7 +194,8 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   const std::int64_t chunk_max = sptrsv_level_chunk_max(props_.sharedMemPerBlockOptin);
   SptrsvLevelBlocks lb;
   constexpr int kWidest = 1024;  // threads of the one block
-  const bool one_block = n <= std::min<std::int64_t>(tune_.get("sptrsv.level_block_rows"), chunk_max / kWidest * kWidest);
+  const bool one_block =
+      n <= std::min<std::int64_t>(tune_.get("sptrsv.level_block_rows"), chunk_max / kWidest * kWidest);
   if (one_block) {
     lb.threads = kWidest;
     lb.rows_per_thread = (n + kWidest - 1) / kWidest;

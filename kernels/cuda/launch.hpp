@@ -185,8 +185,8 @@ struct SptrsvLevelBlocks {
 };
 inline std::int64_t sptrsv_level_chunk_max(std::size_t shared_per_block_optin) {
   const std::size_t reserved = 1024;  // the block's static counters
-  return shared_per_block_optin > reserved ? static_cast<std::int64_t>((shared_per_block_optin - reserved) / sizeof(int))
-                                           : 0;
+  if (shared_per_block_optin <= reserved) return 0;
+  return static_cast<std::int64_t>((shared_per_block_optin - reserved) / sizeof(int));
 }
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
                                  int* first_counts, int* ticket, int* max_level, int* longest,

@@ -3,7 +3,7 @@
 // Analysis, all on the GPU (no matrix copy to the host): the diagonal of every row (inverted,
 // checked), the level of every row computed sync-free (a row's level is one more than its
 // dependencies'; a block's own rows wait on each other in shared memory, on earlier blocks' rows
-// in L2; small triangles by one block), then rows are bucketed by segment: by level, and within
+// in L2), then rows are bucketed by segment: by level, and within
 // a level by part of the rows (histogram, scan, scatter). Cost: a few passes over the matrix
 // plus the level chain; no sort.
 //
@@ -150,17 +150,17 @@ struct RowLevel {
 // wait a shared-memory poll a row rather than an L2 round trip. More rows a thread put more rows
 // in flight (a grid's level fronts cross every plane), but a thread takes them in order: where
 // its next row is shallower than its last it waits behind it, and such waits chain (measured
-// 200x slower on grids whose lines do not match the block), so the backend gives one by
-// default. The waits end: a
-// dependency is an earlier position, held by an earlier ticket's resident block or by a thread
-// that reaches it without waiting on anything later. The lanes stay in one loop, each iteration a
-// poll or a step forward for every lane, so no lane spins while the lane it waits for is parked.
-// The first levels' row counts and longest rows and the deepest level are gathered in shared
-// memory and added once a block.
-__global__ __launch_bounds__(1024) void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
-                              int* level, int* __restrict__ first_counts, int* __restrict__ ticket,
-                              int* __restrict__ max_level, int* __restrict__ longest, int rows_per_thread,
-                              int sleep_ns) {
+// 200x slower on grids whose lines do not match the block), so the backend gives one by default.
+// The waits end: a dependency is an earlier position, held by an earlier ticket's resident block
+// or by a thread that reaches it without waiting on anything later. The lanes stay in one loop,
+// each iteration a poll or a step forward for every lane, so no lane spins while the lane it
+// waits for is parked. The first levels' row counts and longest rows and the deepest level are
+// gathered in shared memory and added once a block.
+__global__ __launch_bounds__(1024) void levels_kernel(SptrsvShape s, const int* __restrict__ row_ptr,
+                                                      const int* __restrict__ col_idx, int* level,
+                                                      int* __restrict__ first_counts, int* __restrict__ ticket,
+                                                      int* __restrict__ max_level, int* __restrict__ longest,
+                                                      int rows_per_thread, int sleep_ns) {
   extern __shared__ int chunk_levels[];
   __shared__ int counts[kSptrsvLaunchLevelsMax], longest_rows[kSptrsvLaunchLevelsMax], deepest;
   volatile int* own = chunk_levels;
