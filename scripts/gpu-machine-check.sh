@@ -60,7 +60,8 @@ fi
 # grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0); the runs
 # kernel with one level as every one-step pass; sparse triangular solves by one block and by
 # the sync-free launch everywhere, by the few-levels launch wherever there are at most 16 levels,
-# by parts of the rows everywhere, the default with the sync-free launch, parts of few rows; the
+# by parts of the rows everywhere, the default with the sync-free launch, parts of few rows and of
+# many (one block for two SMs); the
 # analysis's levels by blocks of 32 threads, by blocks of 128 threads 3 rows each, and by one
 # block wherever it holds them.
 if want forced; then
@@ -76,7 +77,7 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "sptrsv.syncfree=0|$sptrsv_tests" "sptrsv.syncfree=1,sptrsv.parts=0,sptrsv.few_levels=0|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=16|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=0|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \
-  "sptrsv.parts=64,sptrsv.part_groups=1|$sptrsv_tests" \
+  "sptrsv.parts=64,sptrsv.part_groups=1|$sptrsv_tests" "sptrsv.parts=4|$sptrsv_tests" \
   "sptrsv.level_threads=32|$sptrsv_tests" "sptrsv.level_rows=3|$sptrsv_tests" \
   "sptrsv.level_block_rows=1048576|$sptrsv_tests"; do
   tune=${forced%%|*}

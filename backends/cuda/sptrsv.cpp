@@ -37,14 +37,15 @@ struct CudaSptrsvPlan final : SptrsvPlanData {
   // (levels.levels > 0; the done counts' bases filled in per solve). Else one of the below.
   SptrsvLevelTable levels;
   // Blocks walk the levels (narrow levels: one block; wide ones with sptrsv.parts > 0:
-  // parts): each segment's end position and each position's row and entry range (`info`, the
-  // few-levels launch's too); `lanes` threads a row; the part's x in shared memory where it fits.
-  // Else the sync-free launch.
+  // parts): each segment's end position and the triangle copied in segment order (`info`, `inv_pos`,
+  // `ecol`, `eval`: SptrsvEntries; the few-levels launch has `info` alone, each position's row and
+  // CSR entry range); `lanes` threads a row; the part's x in shared memory where it fits. Else
+  // the sync-free launch.
   bool blocks_walk = false;
   SptrsvWalk walk;
   int lanes = 1, threads = 32;
   bool smem_x = false;
-  DeviceBuffer seg_end, info;
+  DeviceBuffer seg_end, info, inv_pos, ecol, eval;
   // Recorded after the analysis's last kernel: a solve on another queue waits for it (on the
   // device). The analysing queue's state, while that queue lives: its solves are ordered after
   // the analysis by its stream and skip the wait (a host call of about a microsecond, in solves
@@ -98,7 +99,7 @@ std::string singular_row_message(Backend& b, const CsrView& A, int row, cudaStre
 // earlier solves, of any plan, hold smaller epochs. And the solves' block ticket, never reset
 // while it has room: `taken` counts the tickets the queue's launches took.
 struct CudaBackend::SptrsvState {
-  DeviceBuffer level, counts, misc;
+  DeviceBuffer level, counts, misc, entry_total;
   struct Flags {
     DeviceBuffer ready;
     int epoch = 0;  // the value ready[i] took in this queue's latest solve
@@ -174,7 +175,7 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
 
   SptrsvState& st = SptrsvState::of(queue_of(q));
   int* level = static_cast<int*>(st.level.ensure(ints));
-  int* counts = static_cast<int*>(st.counts.ensure(ints));
+  int* counts = static_cast<int*>(st.counts.ensure(ints + sizeof(int)));  // + 1: the slabs' scan (below)
   // bad_row, max_level, ticket, then the longest row and the row count of each of the first levels
   constexpr int kMisc = 3 + 2 * kSptrsvLaunchLevelsMax;
   int* misc = static_cast<int*>(st.misc.ensure(kMisc * sizeof(int)));
@@ -247,13 +248,34 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
                                 : 1;
   w.part_rows = (n + w.parts - 1) / w.parts;
   w.parts = (n + w.part_rows - 1) / w.part_rows;  // no empty part
+  // Lanes enough for rows of twice the mean length in the entries each lane holds ahead (longer
+  // rows load the rest as they go; the mean counts the whole row, as the walk did before it had
+  // the triangle's copy).
+  const std::int64_t per_lane = (2 * A.nnz / n + kSptrsvBlockEntries - 1) / kSptrsvBlockEntries;
+  while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
+  if (w.parts > 1) {
+    // Every part resident at once (a part that is not waits for the ones before it to end): at
+    // most the SMs times the walk's blocks one SM holds (the occupancy calculator: registers; f64
+    // leaves room for one block of 256 threads, f32 for two), and the part's x in shared memory
+    // only where it fits beside the other parts on its SM.
+    const int sms = props_.multiProcessorCount, most = sptrsv_block_threads(true);
+    const int bare = sptrsv_parts_resident<T>(plan->lanes, most, 0);
+    if (bare > 0 && w.parts > bare * sms) {
+      w.part_rows = (n + bare * sms - 1) / (bare * sms);
+      w.parts = (n + w.part_rows - 1) / w.part_rows;
+    }
+    const bool fits = static_cast<std::size_t>(w.part_rows) * sizeof(T) <= props_.sharedMemPerBlockOptin;
+    plan->smem_x = fits && sptrsv_parts_resident<T>(plan->lanes, most, w.part_rows) * sms >= w.parts;
+  } else {
+    plan->smem_x = static_cast<std::size_t>(w.part_rows) * sizeof(T) <= props_.sharedMemPerBlockOptin;
+  }
   const int segments = levels * w.parts;
   // Rows counted by segment (by level where there is one part).
   TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(segments) * sizeof(int), stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_segment_counts(plan->shape, w, level, counts, stream));
   TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, segments, stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_scatter(plan->shape, w, level, counts, ptr<int>(plan->order), stream));
-  if (plan->blocks_walk || plan->levels.levels > 0) {
+  if (plan->levels.levels > 0) {
     plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4));
     TESSERA_CUDA_CHECK(launch_sptrsv_block_info(n, ptr<int>(plan->order), rp, ptr<int4>(plan->info), stream));
   }
@@ -261,19 +283,39 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     const std::size_t seg_bytes = static_cast<std::size_t>(segments) * sizeof(int);
     plan->seg_end.ensure(seg_bytes);
     TESSERA_CUDA_CHECK(cudaMemcpyAsync(plan->seg_end.get(), counts, seg_bytes, cudaMemcpyDeviceToDevice, stream));
-    // Lanes enough for rows of twice the mean length in the entries each lane holds ahead (the
-    // whole row is walked, not only the triangle; longer rows load the rest as they go). Groups
-    // for sptrsv.walk_groups (one block) or sptrsv.part_groups (parts) times the mean rows of a
-    // part's level: a block of idle warps still issues every level's instructions, and a wider
-    // level takes further rounds.
-    const std::int64_t per_lane = (2 * A.nnz / n + kSptrsvBlockEntries - 1) / kSptrsvBlockEntries;
-    while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
+    // The triangle in segment order (SptrsvEntries), its slabs' offsets scanned in counts (free
+    // once seg_end has its copy) and their total read back to size it: a second round trip.
+    const int W = 32 / plan->lanes;
+    const int slabs = static_cast<int>((static_cast<std::int64_t>(n) + W - 1) / W);
+    auto* total_d = static_cast<unsigned long long*>(st.entry_total.ensure(sizeof(unsigned long long)));
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(total_d, 0, sizeof(unsigned long long), stream));
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(counts + slabs, 0, sizeof(int), stream));
+    int* const len = level;  // free since the scatter
+    TESSERA_CUDA_CHECK(
+        launch_sptrsv_entry_counts(plan->shape, ptr<int>(plan->order), rp, ci, plan->lanes, len, counts, total_d, stream));
+    TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, slabs + 1, stream));
+    unsigned long long total = 0;
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(&total, total_d, sizeof total, cudaMemcpyDeviceToHost, stream));
+    note_host_wait();
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (total > static_cast<unsigned long long>(INT_MAX))  // the offsets are ints
+      throw NotImplemented("cuda: sptrsv of a triangle whose rows, padded to their slabs, exceed 2^31 - 1 entries");
+    SptrsvEntries<T> e;
+    e.info = static_cast<int4*>(plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4)));
+    e.inv_pos = static_cast<T*>(plan->inv_pos.ensure(static_cast<std::size_t>(n) * sizeof(T)));
+    e.ecol = static_cast<int*>(plan->ecol.ensure(std::max<std::size_t>(total, 1) * sizeof(int)));
+    e.eval = static_cast<T*>(plan->eval.ensure(std::max<std::size_t>(total, 1) * sizeof(T)));
+    TESSERA_CUDA_CHECK(launch_sptrsv_entry_fill<T>(plan->shape, ptr<int>(plan->order), rp, ci,
+                                                   static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
+                                                   plan->lanes, len, counts, e, stream));
+    // Groups for sptrsv.walk_groups (one block) or sptrsv.part_groups (parts) times the mean rows
+    // of a part's level: a block of idle warps still issues every level's instructions, and a
+    // wider level takes further rounds.
     const std::int64_t groups =
         tune_.get(w.parts > 1 ? "sptrsv.part_groups" : "sptrsv.walk_groups") * ((n + segments - 1) / segments);
     plan->threads = 32;
     while (plan->threads < sptrsv_block_threads(w.parts > 1) && plan->threads < groups * plan->lanes)
       plan->threads *= 2;
-    plan->smem_x = static_cast<std::size_t>(w.part_rows) * sizeof(T) <= props_.sharedMemPerBlockOptin;
   }
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&plan->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(plan->done, stream));
@@ -324,9 +366,9 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
     SptrsvBlockArgs<T> a;
     a.seg_end = ptr<int>(plan->seg_end);
     a.info = ptr<int4>(plan->info);
-    a.col_idx = static_cast<const int*>(A.col_idx);
-    a.values = static_cast<const T*>(A.values);
-    a.inv_diag = ptr<T>(plan->inv_diag);
+    a.ecol = ptr<int>(plan->ecol);
+    a.eval = ptr<T>(plan->eval);
+    a.inv_pos = ptr<T>(plan->inv_pos);
     a.b = dev_ptr<const T>(b);
     a.x = dev_ptr<T>(x);
     a.lanes = plan->lanes;

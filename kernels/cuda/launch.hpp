@@ -247,27 +247,54 @@ cudaError_t launch_sptrsv_levels_solve(const SptrsvShape& s, const SptrsvLevelTa
                                        const int* col_idx, const T* values, const T* inv_diag, const T* b, T* x,
                                        int* ticket, int ticket_base, int* done, int sleep_ns, cudaStream_t stream);
 // Blocks walk the levels (SptrsvWalk; one block for schedules of narrow levels, sptrsv.syncfree;
-// parts of the rows for wide ones, sptrsv.parts): info[p] = {row, row_ptr[row],
-// row_ptr[row + 1], 0} of the p-th row in segment order (built once by the analysis), segment k's
-// rows at positions [seg_end[k - 1], seg_end[k]). `lanes` (1, 2, 4, ... 32) threads share a row,
-// each holding up to kSptrsvBlockEntries of its entries ahead of time; `threads` (a multiple of
-// 32 and of lanes, at most sptrsv_block_threads(parts > 1)) in a block; smem_x: the part's x kept in shared
-// memory too (part_rows values fit the block's opt-in shared memory). Parts > 1: rows of earlier
-// parts are read from `ready` (epoch, ticket and ticket_base as in launch_sptrsv_solve; one
-// ticket per block), and every row is published there.
+// parts of the rows for wide ones, sptrsv.parts) over the analysis's copy of the triangle in
+// segment order (SptrsvEntries), segment k's rows at positions [seg_end[k - 1], seg_end[k]).
+// `lanes` (1, 2, 4, ... 32) threads share a row, each holding up to kSptrsvBlockEntries of its
+// entries ahead of time; `threads` (a multiple of 32 and of lanes, at most
+// sptrsv_block_threads(parts > 1)) in a block; smem_x: the part's x kept in shared memory too
+// (part_rows values fit the block's opt-in shared memory). Parts > 1: rows of earlier parts are
+// read from `ready` (epoch, ticket and ticket_base as in launch_sptrsv_solve; one ticket per
+// block), and every row is published there.
 constexpr int kSptrsvBlockThreads = 512;
 constexpr int kSptrsvBlockEntries = 8;
 // Parts hold the published words of their entries too: 256 threads leave them the registers
 // (f64 spilled at 512's 128).
 constexpr int sptrsv_block_threads(bool parts) { return parts ? kSptrsvBlockThreads / 2 : kSptrsvBlockThreads; }
 cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr, int4* info, cudaStream_t stream);
+// The block walks' copy of the triangle, built by the analysis (the plan holds the values: a
+// solve after CsrMatrix::update_values is refused). Position p (segment order) of row info[p].x
+// has info[p].z strict-triangle entries (the diagonal is inv_pos[p]); its k-th, for lane k %
+// lanes, at ecol / eval[info[p].y + 32 (k / lanes) + k % lanes]; info[p].w = p. A warp's W = 32 /
+// lanes positions p with equal p / W (a slab) interleave their entries, so that a warp loading
+// each lane's next entry reads 32 consecutive words wherever its positions share a slab: the
+// rows of a level are far apart in the matrix, and loading each row's entries from CSR took a
+// cache line per row and load (ncu: the level's time grew with its rows by ~10 ns each,
+// bench/RESULTS.md, session 32). Each slab is as deep as its longest row's entries a lane.
+template <class T>
+struct SptrsvEntries {
+  int4* info = nullptr;
+  T* inv_pos = nullptr;
+  int* ecol = nullptr;
+  T* eval = nullptr;
+};
+// Step 1: len[p] = position p's strict-triangle entries, slab_words[slab] = the words its slab
+// takes (scanned by the caller into the slabs' offsets: launch_exclusive_scan), *total (zero on
+// entry) += all slabs' words. lanes: a power of two.
+cudaError_t launch_sptrsv_entry_counts(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
+                                       int lanes, int* len, int* slab_words, unsigned long long* total,
+                                       cudaStream_t stream);
+// Step 2: the copy, from the slabs' offsets.
+template <class T>
+cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
+                                     const T* values, const T* inv_diag, int lanes, const int* len,
+                                     const int* slab_base, const SptrsvEntries<T>& out, cudaStream_t stream);
 template <class T>
 struct SptrsvBlockArgs {
   const int* seg_end = nullptr;
-  const int4* info = nullptr;
-  const int* col_idx = nullptr;
-  const T* values = nullptr;
-  const T* inv_diag = nullptr;
+  const int4* info = nullptr;  // SptrsvEntries's, as are the next three
+  const int* ecol = nullptr;
+  const T* eval = nullptr;
+  const T* inv_pos = nullptr;
   const T* b = nullptr;
   T* x = nullptr;
   int lanes = 1, threads = 32;
@@ -281,6 +308,11 @@ struct SptrsvBlockArgs {
 template <class T>
 cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const SptrsvBlockArgs<T>& a,
                                       cudaStream_t stream);
+// Blocks of the parts walk (launch_sptrsv_block_solve, parts > 1) that one SM holds at once with
+// `threads` threads and smem_x_rows values of x in shared memory (0: smem_x off), by the
+// occupancy calculator (0 on any error).
+template <class T>
+int sptrsv_parts_resident(int lanes, int threads, std::int64_t smem_x_rows);
 
 // ---------------------------------------------------------------- gemm
 // Tile shapes: GemmTile (gemm, trsm's updates, the f32 convolution layer) and ConvGemmTile (the

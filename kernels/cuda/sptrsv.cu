@@ -530,10 +530,68 @@ __global__ void block_info_kernel(int n, const int* __restrict__ order, const in
   info[p] = make_int4(row, row_ptr[row], row_ptr[row + 1], 0);
 }
 
+// The block walks' copy of the triangle (SptrsvEntries in launch.hpp): a warp's W = 32 / lanes
+// positions form a slab, its rows' strict-triangle entries interleaved so that the k-th entries of
+// the slab's 32 lanes are 32 consecutive words. Counts first: each position's entries and each
+// slab's words (32 times its longest row's entries a lane), to be scanned into slab offsets.
+// total: the words of all slabs in 64 bits (the int offsets must not overflow).
+__global__ __launch_bounds__(256) void entry_count_kernel(SptrsvShape s, const int* __restrict__ order,
+                                                          const int* __restrict__ row_ptr,
+                                                          const int* __restrict__ col_idx, int lanes,
+                                                          int* __restrict__ len, int* __restrict__ slab_words,
+                                                          unsigned long long* __restrict__ total) {
+  __shared__ unsigned long long block_words;
+  if (threadIdx.x == 0) block_words = 0;
+  __syncthreads();
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  const int W = 32 / lanes;  // a power of two: a slab's positions are lanes of one warp
+  int c = 0;
+  if (p < s.n) {
+    const int row = order[p];
+    for (int e = row_ptr[row]; e < row_ptr[row + 1]; ++e) c += depends(s.lower, row, col_idx[e]) ? 1 : 0;
+    len[p] = c;
+  }
+  int steps = (c + lanes - 1) / lanes;
+  for (int o = W / 2; o > 0; o /= 2) steps = max(steps, __shfl_xor_sync(kFullMask, steps, o, W));
+  if (p < s.n && p % W == 0) {
+    slab_words[p / W] = 32 * steps;
+    atomicAdd(&block_words, 32ull * static_cast<unsigned>(steps));
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && block_words > 0) atomicAdd(total, block_words);
+}
+
+// Then the copy: position p's row's k-th entry at slab_base[p / W] + (k / lanes) 32 + (p % W)
+// lanes + k % lanes, and info[p] = {row, that offset at k = 0, entries, p}, inv_pos[p] = the
+// row's inverted diagonal.
+template <class T>
+__global__ void entry_fill_kernel(SptrsvShape s, const int* __restrict__ order, const int* __restrict__ row_ptr,
+                                  const int* __restrict__ col_idx, const T* __restrict__ values,
+                                  const T* __restrict__ inv_diag, int lanes, const int* __restrict__ len,
+                                  const int* __restrict__ slab_base, int4* __restrict__ info, T* __restrict__ inv_pos,
+                                  int* __restrict__ ecol, T* __restrict__ eval) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= s.n) return;
+  const int W = 32 / lanes;
+  const int row = order[p];
+  const int base = slab_base[p / W] + (p % W) * lanes;
+  info[p] = make_int4(row, base, len[p], p);
+  inv_pos[p] = inv_diag[row];
+  int k = 0;
+  for (int e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
+    const int j = col_idx[e];
+    if (!depends(s.lower, row, j)) continue;
+    const int at = base + (k / lanes) * 32 + k % lanes;
+    ecol[at] = j;
+    eval[at] = values[e];
+    ++k;
+  }
+}
+
 template <class T, int LANES, bool SMEM_X, bool PARTS>
 __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kernel(
     SptrsvShape s, SptrsvWalk w, const int* __restrict__ seg_end, const int4* __restrict__ info,
-    const int* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ inv_diag, const T* b, T* x,
+    const int* __restrict__ ecol, const T* __restrict__ eval, const T* __restrict__ inv_pos, const T* b, T* x,
     void* ready, int epoch, int* __restrict__ ticket, int ticket_base, int sleep_ns) {
   using P = Published<T>;
   constexpr int G = kSptrsvBlockEntries;
@@ -549,9 +607,11 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   const int g = threadIdx.x / LANES, lane = threadIdx.x % LANES;
   const int4 none = make_int4(-1, 0, 0, 0);
   // A row of a level and this lane's first G entries (c < 0: none), with the published words of
-  // those in earlier parts as they were when the row was loaded. row < 0: no row.
+  // those in earlier parts as they were when the row was loaded. row < 0: no row. Its entries
+  // (the copy's, all dependencies) lie at base + 32 k + lane for k = 0, 1, ... while k LANES + lane
+  // < len.
   struct Row {
-    int row, e, end;
+    int row, base, len;
     T b, inv;
     int c[G];
     T v[G];
@@ -577,19 +637,18 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   auto load = [&](int4 f) {
     Row r;
     r.row = f.x;
-    r.end = f.z;
-    r.e = f.y + lane + G * LANES;  // this lane's first entry past the ones held
+    r.base = f.y + lane;
+    r.len = f.x >= 0 ? f.z : 0;
     r.b = r.inv = T(0);
     if (f.x >= 0) {
       r.b = b[f.x];  // read before any x store: x may alias b (row f.x is written only below)
-      r.inv = inv_diag[f.x];
+      r.inv = inv_pos[f.w];
     }
 #pragma unroll
     for (int k = 0; k < G; ++k) {
-      const int e = f.y + lane + k * LANES;
-      const bool in = f.x >= 0 && e < f.z;
-      r.c[k] = in ? col_idx[e] : -1;
-      r.v[k] = in ? values[e] : T(0);
+      const bool in = k * LANES + lane < r.len;
+      r.c[k] = in ? ecol[r.base + 32 * k] : -1;
+      r.v[k] = in ? eval[r.base + 32 * k] : T(0);
     }
     return r;
   };
@@ -599,7 +658,7 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     if constexpr (PARTS) {
 #pragma unroll
       for (int k = 0; k < G; ++k)
-        if (r.c[k] >= 0 && depends(s.lower, r.row, r.c[k]) && !in_part(r.c[k])) r.word[k] = P::load(ready, r.c[k]);
+        if (r.c[k] >= 0 && !in_part(r.c[k])) r.word[k] = P::load(ready, r.c[k]);
     }
   };
   auto xval = [&](int j) -> T {
@@ -611,7 +670,7 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     T sum = 0;
 #pragma unroll
     for (int k = 0; k < G; ++k)
-      if (r.c[k] >= 0 && depends(s.lower, r.row, r.c[k])) {
+      if (r.c[k] >= 0) {
         T xj = 0;
         if (in_part(r.c[k])) {
           xj = xval(r.c[k]);
@@ -620,9 +679,9 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
         }
         sum += r.v[k] * xj;
       }
-    for (int e = r.e; e < r.end; e += LANES) {
-      const int j = col_idx[e];
-      if (depends(s.lower, r.row, j)) sum += values[e] * (in_part(j) ? xval(j) : wait_read<T>(ready, j, epoch, sleep_ns));
+    for (int k = G; k * LANES + lane < r.len; ++k) {  // entries past the ones held
+      const int j = ecol[r.base + 32 * k];
+      sum += eval[r.base + 32 * k] * (in_part(j) ? xval(j) : wait_read<T>(ready, j, epoch, sleep_ns));
     }
 #pragma unroll
     for (int o = LANES / 2; o > 0; o /= 2) sum += __shfl_xor_sync(kFullMask, sum, o, LANES);
@@ -726,6 +785,32 @@ cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr
   return cudaGetLastError();
 }
 
+cudaError_t launch_sptrsv_entry_counts(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
+                                       int lanes, int* len, int* slab_words, unsigned long long* total,
+                                       cudaStream_t stream) {
+  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0) return cudaErrorInvalidValue;
+  entry_count_kernel<<<blocks_for(s.n, 256), 256, 0, stream>>>(s, order, row_ptr, col_idx, lanes, len, slab_words,
+                                                                total);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
+                                     const T* values, const T* inv_diag, int lanes, const int* len,
+                                     const int* slab_base, const SptrsvEntries<T>& out, cudaStream_t stream) {
+  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0) return cudaErrorInvalidValue;
+  entry_fill_kernel<T><<<blocks_for(s.n, 256), 256, 0, stream>>>(s, order, row_ptr, col_idx, values, inv_diag, lanes,
+                                                                  len, slab_base, out.info, out.inv_pos, out.ecol,
+                                                                  out.eval);
+  return cudaGetLastError();
+}
+template cudaError_t launch_sptrsv_entry_fill<float>(const SptrsvShape&, const int*, const int*, const int*,
+                                                     const float*, const float*, int, const int*, const int*,
+                                                     const SptrsvEntries<float>&, cudaStream_t);
+template cudaError_t launch_sptrsv_entry_fill<double>(const SptrsvShape&, const int*, const int*, const int*,
+                                                      const double*, const double*, int, const int*, const int*,
+                                                      const SptrsvEntries<double>&, cudaStream_t);
+
 namespace {
 template <class T, int LANES, bool SMEM_X, bool PARTS>
 cudaError_t launch_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const SptrsvBlockArgs<T>& a,
@@ -733,8 +818,8 @@ cudaError_t launch_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const 
   const std::size_t smem = SMEM_X ? static_cast<std::size_t>(w.part_rows) * sizeof(T) : 0;
   auto* kernel = solve_block_kernel<T, LANES, SMEM_X, PARTS>;
   if (cudaError_t e = allow_dynamic_smem(kernel, smem); e != cudaSuccess) return e;
-  kernel<<<w.parts, a.threads, smem, stream>>>(s, w, a.seg_end, a.info, a.col_idx, a.values, a.inv_diag, a.b, a.x,
-                                               a.ready, a.epoch, a.ticket, a.ticket_base, a.sleep_ns);
+  kernel<<<w.parts, a.threads, smem, stream>>>(s, w, a.seg_end, a.info, a.ecol, a.eval, a.inv_pos, a.b, a.x, a.ready,
+                                               a.epoch, a.ticket, a.ticket_base, a.sleep_ns);
   return cudaGetLastError();
 }
 template <class T, int LANES>
@@ -747,6 +832,39 @@ cudaError_t launch_block_solve_x(const SptrsvShape& s, const SptrsvWalk& w, cons
                   : launch_block_solve<T, LANES, false, false>(s, w, a, stream);
 }
 }  // namespace
+
+namespace {
+template <class T, int LANES, bool SMEM_X>
+int parts_resident(int threads, std::size_t smem) {
+  auto* kernel = solve_block_kernel<T, LANES, SMEM_X, true>;
+  int blocks = 0;
+  if (allow_dynamic_smem(kernel, smem) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return blocks;
+}
+}  // namespace
+
+template <class T>
+int sptrsv_parts_resident(int lanes, int threads, std::int64_t smem_x_rows) {
+  const std::size_t smem = static_cast<std::size_t>(smem_x_rows) * sizeof(T);
+  switch (lanes) {
+#define TESSERA_SPTRSV_LANES(L) \
+  case L: return smem > 0 ? parts_resident<T, L, true>(threads, smem) : parts_resident<T, L, false>(threads, 0);
+    TESSERA_SPTRSV_LANES(1)
+    TESSERA_SPTRSV_LANES(2)
+    TESSERA_SPTRSV_LANES(4)
+    TESSERA_SPTRSV_LANES(8)
+    TESSERA_SPTRSV_LANES(16)
+    TESSERA_SPTRSV_LANES(32)
+#undef TESSERA_SPTRSV_LANES
+    default: return 0;
+  }
+}
+template int sptrsv_parts_resident<float>(int, int, std::int64_t);
+template int sptrsv_parts_resident<double>(int, int, std::int64_t);
 
 template <class T>
 cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const SptrsvBlockArgs<T>& a,

@@ -56,7 +56,7 @@ const std::vector<ParamSpec>& sptrsv_params() {
       {"sptrsv.parts",
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
        "count (8: one a SM; 0: the sync-free launch instead)",
-       0, 64, Shape::any, {{"cuda/*", 4}}},
+       0, 64, Shape::any, {{"cuda/*", 16}}},
       // Chem97ZtZ (2 levels of 2 410 and 131 rows, rows of up to 101 entries), H200, session 30,
       // f32 / f64 us: the sync-free launch 34.7 / 39.0 (a thread walks its row batch after
       // dependent batch), by parts 48; a launch a level 15.2 / 16.0; this one launch 12.7 / 11.3,
