@@ -7,8 +7,9 @@
 // sptrsv.syncfree), one block walks them with barriers. Where they are wide and few
 // (sptrsv.few_levels), one launch whose blocks take them level by level; wide and many: one block
 // per part of the rows (sptrsv.parts) walks them over its own rows, reading earlier parts' rows
-// from the per-row published words, or (parts 0) one sync-free launch in level order. The plan
-// keeps the order and the inverted diagonal, read-only, so any queue may solve with it; the
+// from the per-row published words, or (parts 0) one sync-free launch in level order. The walks
+// read the triangle from the plan's copy of it in their order (SptrsvEntries). The plan
+// keeps the order, the copy and the inverted diagonal, read-only, so any queue may solve with it; the
 // per-row words ("x[i] of epoch e"), the ticket and the few-levels counts a solve writes are the
 // solving queue's (SptrsvState), and each solve bumps the queue's epoch and counts on the ticket
 // and counts instead of clearing them.
@@ -291,8 +292,8 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     TESSERA_CUDA_CHECK(cudaMemsetAsync(total_d, 0, sizeof(unsigned long long), stream));
     TESSERA_CUDA_CHECK(cudaMemsetAsync(counts + slabs, 0, sizeof(int), stream));
     int* const len = level;  // free since the scatter
-    TESSERA_CUDA_CHECK(
-        launch_sptrsv_entry_counts(plan->shape, ptr<int>(plan->order), rp, ci, plan->lanes, len, counts, total_d, stream));
+    TESSERA_CUDA_CHECK(launch_sptrsv_entry_counts(plan->shape, ptr<int>(plan->order), rp, ci, plan->lanes, len, counts,
+                                                  total_d, stream));
     TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, slabs + 1, stream));
     unsigned long long total = 0;
     TESSERA_CUDA_CHECK(cudaMemcpyAsync(&total, total_d, sizeof total, cudaMemcpyDeviceToHost, stream));

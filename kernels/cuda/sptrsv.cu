@@ -506,19 +506,22 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_levels_kernel(
 // latency, so the loads a level needs do not wait for it: the positions' info is read two levels
 // ahead and the rows' first entries (with b and the inverted diagonal) one level ahead, while the
 // current level computes. x is read back from shared memory where the values fit: a global store
-// by one thread leaves the line out of L1, and the next level's reader would go to L2.
+// by one thread leaves the line out of L1, and the next level's reader would go to L2. The rows'
+// entries come from the analysis's copy of the triangle in this order (SptrsvEntries), a warp's
+// k-th entries one contiguous run: a level's rows lie far apart in the matrix, and read from CSR
+// each row took a cache line a load, so a level's time grew with its rows (~10 ns each, the L1's
+// one line a cycle; session 32: bcsstk16 0.36 -> 0.26 ms, the 128^3 Laplacian 0.75 -> 0.61).
 //
 // Wide levels (PARTS, sptrsv.parts > 0): the rows are cut, in dependency order, into parts of
 // part_rows, one block each, and every block walks all levels over its own rows only. A
 // dependency inside the part costs a barrier as above; one in an earlier part is polled from the
 // published words (a level ahead, so a value published in time costs no wait). Most of a banded
-// matrix's dependency hops stay inside a part: the 128^3 Laplacian's lower triangle, cut into 66
-// parts of about two z planes, crosses parts on one z hop in two (and where a part's edge cuts a
-// plane, on y hops there). A block's part comes from a ticket, so it only ever waits on parts of
-// blocks already running (as take_chunk). Measured against the sync-free launch in
-// lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (sessions 29, 30): with threads for four times
-// the mean rows a part has a level (sptrsv.part_groups) faster than the sync-free launch on the
-// Laplacians but at 96^3 or 128^3 (3 % behind), so the default, f32 and f64.
+// matrix's dependency hops stay inside a part: the 128^3 Laplacian's lower triangle, cut into 264
+// parts of about half a z plane, crosses parts on every z hop and on the y hops where a part's
+// edge cuts a plane. A block's part comes from a ticket, so it only ever waits on parts of
+// blocks already running (as take_chunk); the backend asks for no more parts than are resident
+// at once. Part counts measured in lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (sessions 29,
+// 30, 32).
 // Levels wider than one block were also tried on a thread-block cluster (sm_90: up to 16 blocks of
 // 1024 threads, a hardware cluster barrier between levels, x through L2): 5-7 us a level against
 // the sync-free solve's 2.1 (H100, 2026-11-27; 128^3 Laplacian 2.56 against 0.81 ms); removed.

@@ -53,9 +53,20 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // f64 (session 30, parts 4 against the sync-free launch, ms): 32^3 0.137 / 0.163, 48^3
       // 0.194 / 0.250, 64^3 0.251 / 0.353, 96^3 0.621-0.634 / 0.628-0.634, 128^3 0.978-1.008 /
       // 0.955-0.969: as f32, ahead but at the largest (3-4 % behind), so one default for both.
+      // Session 32 (H200, bench/RESULTS.md): with 4, sizes past 128^3 ran 1.5-2.6x slower than
+      // with 8 (f32 120^3 1.10 ms against 0.71, 144^3 1.49 / 0.92, 256^3 7.0 / 3.9, 0.38x
+      // cuSPARSE): a part's level cost grew ~10 ns a row, every row a cache line a load (fixed:
+      // the walks read the analysis's copy of the triangle), and a larger part's x no longer fit
+      // shared memory. With that copy, f32 / f64 ms by eighths (4, 8, 16; parts capped by
+      // residency, f64 at one a SM by its registers): 128^3 0.612 / 0.639 / 0.618 and 0.753 /
+      // 0.713 / 0.710, 144^3 1.031 / 0.749 / 0.773 and 1.232 / 0.849 / 0.828, 192^3 2.591 / 1.474
+      // / 1.271 and 2.683 / 1.690 / 1.700, 256^3 5.512 / 3.061 / 2.151 and 5.781 / 3.323 / 3.356,
+      // 64^3 0.205 / 0.216 / 0.224 and 0.186 / 0.195 / 0.194 (cuSPARSE 128^3 0.711 / 0.795, 256^3
+      // 2.614 / 2.736, 64^3 0.276 / 0.293): 16, within 10 % of the best at every size but 80^3
+      // f32 and 96^3 - 112^3 f64 (10-12 %).
       {"sptrsv.parts",
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
-       "count (8: one a SM; 0: the sync-free launch instead)",
+       "count (8: one a SM; 0: the sync-free launch instead), at most as many as are resident at once",
        0, 64, Shape::any, {{"cuda/*", 16}}},
       // Chem97ZtZ (2 levels of 2 410 and 131 rows, rows of up to 101 entries), H200, session 30,
       // f32 / f64 us: the sync-free launch 34.7 / 39.0 (a thread walks its row batch after
