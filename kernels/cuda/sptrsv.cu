@@ -23,6 +23,7 @@
 // below); the epoch changes per solve, so the words need no clearing between solves.
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 
 #include "kernels/cuda/common.cuh"
 
@@ -848,23 +849,30 @@ int parts_resident(int threads, std::size_t smem) {
   }
   return blocks;
 }
+
+// f(std::integral_constant<int, lanes>()) for the walk's lane counts (1, 2, 4, ... 32), else
+// `otherwise`: the kernels are instantiated per lane count.
+template <class R, class F>
+R with_lanes(int lanes, R otherwise, F&& f) {
+  switch (lanes) {
+    case 1: return f(std::integral_constant<int, 1>());
+    case 2: return f(std::integral_constant<int, 2>());
+    case 4: return f(std::integral_constant<int, 4>());
+    case 8: return f(std::integral_constant<int, 8>());
+    case 16: return f(std::integral_constant<int, 16>());
+    case 32: return f(std::integral_constant<int, 32>());
+    default: return otherwise;
+  }
+}
 }  // namespace
 
 template <class T>
 int sptrsv_parts_resident(int lanes, int threads, std::int64_t smem_x_rows) {
   const std::size_t smem = static_cast<std::size_t>(smem_x_rows) * sizeof(T);
-  switch (lanes) {
-#define TESSERA_SPTRSV_LANES(L) \
-  case L: return smem > 0 ? parts_resident<T, L, true>(threads, smem) : parts_resident<T, L, false>(threads, 0);
-    TESSERA_SPTRSV_LANES(1)
-    TESSERA_SPTRSV_LANES(2)
-    TESSERA_SPTRSV_LANES(4)
-    TESSERA_SPTRSV_LANES(8)
-    TESSERA_SPTRSV_LANES(16)
-    TESSERA_SPTRSV_LANES(32)
-#undef TESSERA_SPTRSV_LANES
-    default: return 0;
-  }
+  return with_lanes(lanes, 0, [&](auto L) {
+    constexpr int kLanes = decltype(L)::value;
+    return smem > 0 ? parts_resident<T, kLanes, true>(threads, smem) : parts_resident<T, kLanes, false>(threads, 0);
+  });
 }
 template int sptrsv_parts_resident<float>(int, int, std::int64_t);
 template int sptrsv_parts_resident<double>(int, int, std::int64_t);
@@ -875,18 +883,8 @@ cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, const SptrsvWalk& w,
   if (a.threads < 32 || a.threads > sptrsv_block_threads(w.parts > 1) || a.threads % 32 != 0 || a.threads % a.lanes != 0 ||
       w.parts < 1 || w.part_rows < 1 || (w.parts > 1 && (a.ready == nullptr || a.ticket == nullptr)))
     return cudaErrorInvalidValue;
-  switch (a.lanes) {
-#define TESSERA_SPTRSV_LANES(L) \
-  case L: return launch_block_solve_x<T, L>(s, w, a, stream);
-    TESSERA_SPTRSV_LANES(1)
-    TESSERA_SPTRSV_LANES(2)
-    TESSERA_SPTRSV_LANES(4)
-    TESSERA_SPTRSV_LANES(8)
-    TESSERA_SPTRSV_LANES(16)
-    TESSERA_SPTRSV_LANES(32)
-#undef TESSERA_SPTRSV_LANES
-    default: return cudaErrorInvalidValue;
-  }
+  return with_lanes(a.lanes, cudaErrorInvalidValue,
+                    [&](auto L) { return launch_block_solve_x<T, decltype(L)::value>(s, w, a, stream); });
 }
 
 template <class T>
