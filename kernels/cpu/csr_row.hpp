@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <hwy/highway.h>
 
@@ -80,6 +81,56 @@ HWY_INLINE T RowDotGather(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val
   return s;
 }
 
+// f64 rows without vector gathers on x86 (AVX2, AVX-512): four entries a step as one 256-bit
+// FMA. The scalar loop below issues three loads an entry (value, column, x) and runs at about an
+// entry a cycle on a Zen 5 core, as does Eigen's; here two columns come in one 8-byte load, four
+// values in one vector load, and only x is loaded an element at a time, its pairs interleaved and
+// two pairs joined (shuffles, not loads): 1.75 loads an entry. Measured on the Zen 5 VM (bench/
+// RESULTS.md, session 32), one thread, f64: Dubcova1 0.097 -> 0.075 ms, EX5 0.106 -> 0.066,
+// bcsstk16 0.089 -> 0.063, cage11 0.237 -> 0.180; a 128-bit form (pairs only) gained half as
+// much and a 512-bit one (two quads joined) lost 5 % against this; taking rows shorter than 4 or
+// 8 on the scalar loop instead changed nothing measurable (dblp-2010, 3.7 entries a row, varies
+// +-20 % from run to run either way). Two accumulators for rows of 8 or more; the rest a quad, a
+// pair and one entry.
+#undef TESSERA_ROW_DOT_QUADS
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define TESSERA_ROW_DOT_QUADS 1
+template <class T>
+HWY_INLINE T RowDotQuads(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* xb,
+                         std::size_t len) {
+  const hn::FixedTag<T, 2> d2;
+  const hn::FixedTag<T, 4> d4;
+  const auto pair = [&](std::size_t k) {  // x[col[k]], x[col[k + 1]] (x86: little endian)
+    std::uint64_t c;
+    std::memcpy(&c, col + k, sizeof c);
+    return hn::InterleaveLower(d2, hn::Set(d2, xb[static_cast<std::uint32_t>(c)]),
+                               hn::Set(d2, xb[static_cast<std::uint32_t>(c >> 32)]));
+  };
+  const auto quad = [&](std::size_t k) { return hn::Combine(d4, pair(k + 2), pair(k)); };
+  auto a0 = hn::Zero(d4), a1 = a0;
+  std::size_t k = 0;
+  for (; k + 8 <= len; k += 8) {
+    a0 = hn::MulAdd(hn::LoadU(d4, val + k), quad(k), a0);
+    a1 = hn::MulAdd(hn::LoadU(d4, val + k + 4), quad(k + 4), a1);
+  }
+  if (k + 4 <= len) {
+    a0 = hn::MulAdd(hn::LoadU(d4, val + k), quad(k), a0);
+    k += 4;
+  }
+  const auto a = hn::Add(a0, a1);
+  auto p = hn::Add(hn::LowerHalf(d2, a), hn::UpperHalf(d2, a));
+  if (k + 2 <= len) {
+    p = hn::MulAdd(hn::LoadU(d2, val + k), pair(k), p);
+    k += 2;
+  }
+  T s = hn::GetLane(hn::SumOfLanes(d2, p));
+  if (k < len) s += val[k] * xb[col[k]];
+  return s;
+}
+#else
+#define TESSERA_ROW_DOT_QUADS 0
+#endif
+
 // The same in scalar code, for rows too short to fill a vector; two chains so that rows of
 // 5-10 entries are not bound by the FMA latency. x + base: the narrow offsets index from the
 // row's own element.
@@ -87,6 +138,9 @@ template <class T, class Idx>
 HWY_INLINE T RowDotScalar(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
                           std::int32_t base) {
   const T* xb = x + base;
+#if TESSERA_ROW_DOT_QUADS
+  if constexpr (sizeof(T) == 8 && !kNarrow<Idx>) return RowDotQuads(col, val, xb, len);
+#endif
   T s0 = 0, s1 = 0;
   std::size_t k = 0;
   for (; k + 2 <= len; k += 2) {
