@@ -270,6 +270,8 @@ cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr
 // rows of a level are far apart in the matrix, and loading each row's entries from CSR took a
 // cache line per row and load (ncu: the level's time grew with its rows by ~10 ns each,
 // bench/RESULTS.md, session 32). Each slab is as deep as its longest row's entries a lane.
+// The lane counts the walks are built for (1, 2, 4, ... 32).
+constexpr bool sptrsv_lanes_valid(int lanes) { return lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0; }
 template <class T>
 struct SptrsvEntries {
   int4* info = nullptr;

@@ -795,7 +795,7 @@ cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr
 cudaError_t launch_sptrsv_entry_counts(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
                                        int lanes, int* len, int* slab_words, unsigned long long* total,
                                        cudaStream_t stream) {
-  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0) return cudaErrorInvalidValue;
+  if (!sptrsv_lanes_valid(lanes)) return cudaErrorInvalidValue;
   entry_count_kernel<<<blocks_for(s.n, 256), 256, 0, stream>>>(s, order, row_ptr, col_idx, lanes, len, slab_words,
                                                                 total);
   return cudaGetLastError();
@@ -805,7 +805,7 @@ template <class T>
 cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
                                      const T* values, const T* inv_diag, int lanes, const int* len,
                                      const int* slab_base, const SptrsvEntries<T>& out, cudaStream_t stream) {
-  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0) return cudaErrorInvalidValue;
+  if (!sptrsv_lanes_valid(lanes)) return cudaErrorInvalidValue;
   entry_fill_kernel<T><<<blocks_for(s.n, 256), 256, 0, stream>>>(s, order, row_ptr, col_idx, values, inv_diag, lanes,
                                                                   len, slab_base, out.info, out.inv_pos, out.ecol,
                                                                   out.eval);
