@@ -38,15 +38,17 @@ struct CudaSptrsvPlan final : SptrsvPlanData {
   // (levels.levels > 0; the done counts' bases filled in per solve). Else one of the below.
   SptrsvLevelTable levels;
   // Blocks walk the levels (narrow levels: one block; wide ones with sptrsv.parts > 0:
-  // parts): each segment's end position and the triangle copied in segment order (`info`, `inv_pos`,
-  // `ecol`, `eval`: SptrsvEntries; the few-levels launch has `info` alone, each position's row and
-  // CSR entry range); `lanes` threads a row; the part's x in shared memory where it fits. Else
-  // the sync-free launch.
+  // parts): each segment's end position and the triangle copied in segment order (`copy`,
+  // SptrsvEntries; the few-levels launch has `info` instead, each position's row and CSR entry
+  // range); `lanes` threads a row; the part's x in shared memory where it fits. Else the sync-free
+  // launch.
   bool blocks_walk = false;
   SptrsvWalk walk;
   int lanes = 1, threads = 32;
   bool smem_x = false;
-  DeviceBuffer seg_end, info, inv_pos, ecol, eval;
+  DeviceBuffer seg_end, info;
+  DeviceBuffer entries;  // one allocation for `copy`'s four arrays
+  SptrsvEntries<T> copy;
   // Recorded after the analysis's last kernel: a solve on another queue waits for it (on the
   // device). The analysing queue's state, while that queue lives: its solves are ordered after
   // the analysis by its stream and skip the wait (a host call of about a microsecond, in solves
@@ -100,7 +102,7 @@ std::string singular_row_message(Backend& b, const CsrView& A, int row, cudaStre
 // earlier solves, of any plan, hold smaller epochs. And the solves' block ticket, never reset
 // while it has room: `taken` counts the tickets the queue's launches took.
 struct CudaBackend::SptrsvState {
-  DeviceBuffer level, counts, misc, entry_total;
+  DeviceBuffer level, counts, misc, entry_total, scan;
   struct Flags {
     DeviceBuffer ready;
     int epoch = 0;  // the value ready[i] took in this queue's latest solve
@@ -274,7 +276,12 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   // Rows counted by segment (by level where there is one part).
   TESSERA_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(segments) * sizeof(int), stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_segment_counts(plan->shape, w, level, counts, stream));
-  TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, segments, stream));
+  // Scratch for the longer scans (the segments', the slabs' below).
+  auto scan_scratch = [&](int len) {
+    return static_cast<int*>(
+        st.scan.ensure(static_cast<std::size_t>(std::max(1, exclusive_scan_scratch_ints(len))) * sizeof(int)));
+  };
+  TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, segments, scan_scratch(segments), stream));
   TESSERA_CUDA_CHECK(launch_sptrsv_scatter(plan->shape, w, level, counts, ptr<int>(plan->order), stream));
   if (plan->levels.levels > 0) {
     plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4));
@@ -294,18 +301,26 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     int* const len = level;  // free since the scatter
     TESSERA_CUDA_CHECK(launch_sptrsv_entry_counts(plan->shape, ptr<int>(plan->order), rp, ci, plan->lanes, len, counts,
                                                   total_d, stream));
-    TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, slabs + 1, stream));
+    TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, slabs + 1, scan_scratch(slabs + 1), stream));
     unsigned long long total = 0;
     TESSERA_CUDA_CHECK(cudaMemcpyAsync(&total, total_d, sizeof total, cudaMemcpyDeviceToHost, stream));
     note_host_wait();
     TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (total > static_cast<unsigned long long>(INT_MAX))  // the offsets are ints
       throw NotImplemented("cuda: sptrsv of a triangle whose rows, padded to their slabs, exceed 2^31 - 1 entries");
-    SptrsvEntries<T> e;
-    e.info = static_cast<int4*>(plan->info.ensure(static_cast<std::size_t>(n) * sizeof(int4)));
-    e.inv_pos = static_cast<T*>(plan->inv_pos.ensure(static_cast<std::size_t>(n) * sizeof(T)));
-    e.ecol = static_cast<int*>(plan->ecol.ensure(std::max<std::size_t>(total, 1) * sizeof(int)));
-    e.eval = static_cast<T*>(plan->eval.ensure(std::max<std::size_t>(total, 1) * sizeof(T)));
+    // One allocation for the four arrays (each cudaMalloc of the analysis costs host time).
+    constexpr std::size_t kAlign = 256;
+    auto up = [](std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; };
+    const std::size_t info_bytes = up(static_cast<std::size_t>(n) * sizeof(int4));
+    const std::size_t inv_bytes = up(static_cast<std::size_t>(n) * sizeof(T));
+    const std::size_t col_bytes = up(static_cast<std::size_t>(total) * sizeof(int));
+    auto* base = static_cast<unsigned char*>(
+        plan->entries.ensure(info_bytes + inv_bytes + col_bytes + static_cast<std::size_t>(total) * sizeof(T)));
+    SptrsvEntries<T>& e = plan->copy;
+    e.info = reinterpret_cast<int4*>(base);
+    e.inv_pos = reinterpret_cast<T*>(base + info_bytes);
+    e.ecol = reinterpret_cast<int*>(base + info_bytes + inv_bytes);
+    e.eval = reinterpret_cast<T*>(base + info_bytes + inv_bytes + col_bytes);
     TESSERA_CUDA_CHECK(launch_sptrsv_entry_fill<T>(plan->shape, ptr<int>(plan->order), rp, ci,
                                                    static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
                                                    plan->lanes, len, counts, e, stream));
@@ -366,10 +381,10 @@ void CudaBackend::sptrsv_solve(QueueImpl& q, const SptrsvPlanData& data, const C
   if (plan->blocks_walk) {
     SptrsvBlockArgs<T> a;
     a.seg_end = ptr<int>(plan->seg_end);
-    a.info = ptr<int4>(plan->info);
-    a.ecol = ptr<int>(plan->ecol);
-    a.eval = ptr<T>(plan->eval);
-    a.inv_pos = ptr<T>(plan->inv_pos);
+    a.info = plan->copy.info;
+    a.ecol = plan->copy.ecol;
+    a.eval = plan->copy.eval;
+    a.inv_pos = plan->copy.inv_pos;
     a.b = dev_ptr<const T>(b);
     a.x = dev_ptr<T>(x);
     a.lanes = plan->lanes;

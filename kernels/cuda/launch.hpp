@@ -191,8 +191,10 @@ inline std::int64_t sptrsv_level_chunk_max(std::size_t shared_per_block_optin) {
 cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const int* col_idx, int* level,
                                  int* first_counts, int* ticket, int* max_level, int* longest,
                                  const SptrsvLevelBlocks& blocks, int sleep_ns, cudaStream_t stream);
-// Exclusive scan of counts[0..len) in place (one block).
-cudaError_t launch_exclusive_scan(int* counts, int len, cudaStream_t stream);
+// Exclusive scan of counts[0..len) in place: one block, or past 4096 elements three passes
+// through `scratch` (exclusive_scan_scratch_ints(len) ints; none needed below that).
+int exclusive_scan_scratch_ints(int len);
+cudaError_t launch_exclusive_scan(int* counts, int len, int* scratch, cudaStream_t stream);
 // How blocks walk the levels: `parts` blocks, block p owning the rows at positions [p *
 // part_rows, (p + 1) * part_rows) in dependency order (lower: row, upper: n - 1 - row); one part
 // (part_rows = n) is one block walking every row. Rows are bucketed by segment, segment k = (level
