@@ -207,50 +207,6 @@ __global__ __launch_bounds__(1024) void levels_kernel(SptrsvShape s, const int* 
   if (threadIdx.x == 0) atomicMax(max_level, deepest);
 }
 
-// Exclusive scan in one block of 1024 threads, chunk by chunk (the level count is small for
-// matrices with parallelism, and at most n for a chain).
-__global__ __launch_bounds__(1024) void exclusive_scan_kernel(int* counts, int len) {
-  __shared__ int warp_tot[32];
-  __shared__ int s_base;
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  if (tid == 0) s_base = 0;
-  __syncthreads();
-  for (int start = 0; start < len; start += 1024) {
-    const int i = start + tid;
-    const int v = i < len ? counts[i] : 0;
-    int incl = v;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int u = __shfl_up_sync(kFullMask, incl, o);
-      if (lane >= o) incl += u;
-    }
-    if (lane == 31) warp_tot[warp] = incl;
-    __syncthreads();
-    if (warp == 0) {
-      int w = warp_tot[lane];
-      int wi = w;
-#pragma unroll
-      for (int o = 1; o < 32; o <<= 1) {
-        const int u = __shfl_up_sync(kFullMask, wi, o);
-        if (lane >= o) wi += u;
-      }
-      warp_tot[lane] = wi - w;  // exclusive prefix of warp totals
-    }
-    __syncthreads();
-    const int base = s_base;
-    if (i < len) counts[i] = base + warp_tot[warp] + incl - v;
-    __syncthreads();
-    if (tid == 1023) s_base = base + warp_tot[warp] + incl;
-    __syncthreads();
-  }
-}
-
-// Longer scans in three passes of kScanChunk elements a block (four a thread, contiguous): each
-// chunk's sum, those sums scanned by the kernel above, then each chunk scanned from its base. The
-// one block above walks its chunks one after another, each a global load's latency: 100 000
-// segments (382 levels x 264 parts at 128^3) took it ~100 iterations.
-constexpr int kScanThreads = 1024, kScanPerThread = 4, kScanChunk = kScanThreads * kScanPerThread;
-
 // Exclusive prefix of v over the block (1024 threads); *total gets the block's sum.
 __device__ __forceinline__ int block_exclusive_scan(int v, int* warp_tot, int* total) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -276,6 +232,28 @@ __device__ __forceinline__ int block_exclusive_scan(int v, int* warp_tot, int* t
   __syncthreads();
   return warp_tot[warp] + incl - v;
 }
+
+// Exclusive scan in one block of 1024 threads, chunk by chunk (the level count is small for
+// matrices with parallelism, and at most n for a chain).
+__global__ __launch_bounds__(1024) void exclusive_scan_kernel(int* counts, int len) {
+  __shared__ int warp_tot[32];
+  __shared__ int total;
+  int base = 0;
+  for (int start = 0; start < len; start += 1024) {
+    const int i = start + threadIdx.x;
+    const int v = i < len ? counts[i] : 0;
+    const int before = block_exclusive_scan(v, warp_tot, &total);
+    if (i < len) counts[i] = base + before;
+    base += total;
+    __syncthreads();  // every thread has read warp_tot and total before the next chunk writes them
+  }
+}
+
+// Longer scans in three passes of kScanChunk elements a block (four a thread, contiguous): each
+// chunk's sum, those sums scanned by the kernel above, then each chunk scanned from its base. The
+// one block above walks its chunks one after another, each a global load's latency: 100 000
+// segments (382 levels x 264 parts at 128^3) took it ~100 iterations.
+constexpr int kScanThreads = 1024, kScanPerThread = 4, kScanChunk = kScanThreads * kScanPerThread;
 
 __global__ __launch_bounds__(kScanThreads) void chunk_sum_kernel(const int* __restrict__ counts, int len,
                                                                  int* __restrict__ sums) {
