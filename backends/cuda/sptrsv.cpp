@@ -98,9 +98,10 @@ std::string singular_row_message(Backend& b, const CsrView& A, int row, cudaStre
 // A queue's sptrsv scratch. Analysis: the level and bucket arrays (n ints each) and three ints
 // (first singular row, level count, ticket), reused rather than freed after each analysis (a
 // cudaFree would wait for the device). Solve: the per-row published words, per dtype
-// (kSptrsvReadyBytes: value and epoch), with the epoch of the queue's latest solve: words left by
-// earlier solves, of any plan, hold smaller epochs. And the solves' block ticket, never reset
-// while it has room: `taken` counts the tickets the queue's launches took.
+// (kSptrsvReadyBytes), with the epoch of the queue's latest solve: f32 words left by earlier
+// solves, of any plan, hold smaller epochs; f64 words are cleared before each solve
+// (kSptrsvReadyClearedPerSolve). And the solves' block ticket, never reset while it has room:
+// `taken` counts the tickets the queue's launches took.
 struct CudaBackend::SptrsvState {
   DeviceBuffer level, counts, misc, entry_total, scan;
   struct Flags {
@@ -125,7 +126,11 @@ struct CudaBackend::SptrsvState {
   template <class T>
   Flags& flags_for(int n, cudaStream_t stream) {
     Flags& f = flags[sizeof(T) == 8 ? 1 : 0];
-    const std::size_t bytes = static_cast<std::size_t>(n) * kSptrsvReadyBytes<T>;
+    const std::size_t bytes = static_cast<std::size_t>(n) * kSptrsvReadyBytes;
+    if constexpr (kSptrsvReadyClearedPerSolve<T>) {
+      TESSERA_CUDA_CHECK(cudaMemsetAsync(f.ready.ensure(bytes), kSptrsvReadyUnsetByte, bytes, stream));
+      return f;
+    }
     if (f.ready.get() == nullptr || f.ready.bytes() < bytes || f.epoch == INT_MAX) {
       // New (or regrown) words, or epochs exhausted: start over from clear words.
       f.ready.ensure(bytes);
@@ -258,8 +263,8 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
   if (w.parts > 1) {
     // Every part resident at once (a part that is not waits for the ones before it to end): at
-    // most the SMs times the walk's blocks one SM holds (the occupancy calculator: registers; f64
-    // leaves room for one block of 256 threads, f32 for two), and the part's x in shared memory
+    // most the SMs times the walk's blocks one SM holds (the occupancy calculator: registers, two
+    // blocks of 256 threads on sm_90), and the part's x in shared memory
     // only where it fits beside the other parts on its SM.
     const int sms = props_.multiProcessorCount, most = sptrsv_block_threads(true);
     const int bare = sptrsv_parts_resident<T>(plan->lanes, most, 0);

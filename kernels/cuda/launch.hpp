@@ -211,14 +211,21 @@ cudaError_t launch_sptrsv_segment_counts(const SptrsvShape& s, const SptrsvWalk&
 // segment, cursor[k] left at segment k's end.
 cudaError_t launch_sptrsv_scatter(const SptrsvShape& s, const SptrsvWalk& w, const int* level, int* cursor, int* order,
                                   cudaStream_t stream);
-// Solve in level order; `ready` (kSptrsvReadyBytes<T> per row, zero before the first solve)
-// says which rows of this solve (`epoch`, > 0, new per solve) are final; the blocks' ticket
-// counts on from ticket_base, the tickets earlier launches took (each takes one per block).
-// warp_per_row: one warp per row (long rows) instead of one thread. residency_smem: dynamic
-// shared memory per block (unused) that caps the resident blocks per SM: fewer rows waiting at
-// once means fewer polls competing with the stores they wait for.
+// Solve in level order; `ready` (kSptrsvReadyBytes per row) says which rows of this solve are
+// final. f32: a word holds the value and the epoch of the solve that wrote it (`epoch`, > 0, new
+// per solve; the words zero before the first solve), so they need no clearing between solves.
+// f64: a word holds the value alone (value and epoch do not fit one single-copy-atomic access,
+// and two words a row held the parts walk to one block an SM by registers), so every byte is set
+// to kSptrsvReadyUnsetByte before each solve (kSptrsvReadyClearedPerSolve); the all-ones word is
+// a NaN no solve publishes. The blocks' ticket counts on from ticket_base, the tickets earlier
+// launches took (each takes one per block). warp_per_row: one warp per row (long rows) instead of
+// one thread. residency_smem: dynamic shared memory per block (unused) that caps the resident
+// blocks per SM: fewer rows waiting at once means fewer polls competing with the stores they wait
+// for.
+constexpr int kSptrsvReadyBytes = 8;
 template <class T>
-constexpr int kSptrsvReadyBytes = sizeof(T) == 4 ? 8 : 16;
+constexpr bool kSptrsvReadyClearedPerSolve = sizeof(T) == 8;
+constexpr int kSptrsvReadyUnsetByte = 0xff;
 // The blocks (tickets) of one such launch: a chunk of kSptrsvThreads rows each, or of a row a warp.
 inline unsigned sptrsv_solve_blocks(int n, bool warp_per_row) {
   const int rows = warp_per_row ? kSptrsvThreads / 32 : kSptrsvThreads;

@@ -309,12 +309,13 @@ __global__ void scatter_kernel(SptrsvShape s, SptrsvWalk w, const int* __restric
   order[atomicAdd(cursor + segment_of(s, w, level, row), 1)] = row;
 }
 
-// Publishing and reading solved values: the value and the epoch of the solve that wrote it share
-// 64-bit words, written and polled with single (relaxed, single-copy atomic) 64-bit accesses: a
-// poll that sees the epoch has the value too, so a dependency costs one L2 round trip, and the
-// polls for all of a row's dependencies go out together (no acquire, no fence between them).
-// f32: one word, epoch << 32 | bits. f64 (no 128-bit atomic access): two words, epoch << 32 | high
-// half and epoch << 32 | low half; the value is read once both carry the epoch.
+// Publishing and reading solved values (kSptrsvReadyBytes a row): a poll that sees a row's word
+// ready has its value in the same single (relaxed, single-copy atomic) 64-bit access, so a
+// dependency costs one L2 round trip, and the polls for all of a row's dependencies go out
+// together (no acquire, no fence between them). f32: epoch << 32 | bits, the epoch new per solve.
+// f64: the bits alone, the words set to all ones before each solve (launch.hpp); a row whose value
+// has those bits (a NaN with every payload bit set, only ever copied from an input) publishes the
+// default quiet NaN instead.
 __device__ __forceinline__ unsigned long long load_relaxed_u64(const unsigned long long* p) {
   unsigned long long v;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -323,45 +324,35 @@ __device__ __forceinline__ unsigned long long load_relaxed_u64(const unsigned lo
 __device__ __forceinline__ void store_relaxed_u64(unsigned long long* p, unsigned long long v) {
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-__device__ __forceinline__ bool has_epoch(unsigned long long w, int epoch) { return static_cast<int>(w >> 32) == epoch; }
-__device__ __forceinline__ unsigned long long with_epoch(int epoch, unsigned int bits) {
-  return static_cast<unsigned long long>(static_cast<unsigned int>(epoch)) << 32 | bits;
-}
 
 template <class T>
-struct Published;
-template <>
-struct Published<float> {
+struct Published {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "f32 or f64");
   using Word = unsigned long long;
+  static constexpr Word kUnset = ~0ull;
+  static constexpr Word kQuietNan = 0x7ff8000000000000ull;
   static __device__ __forceinline__ Word load(const void* slots, int j) {
     return load_relaxed_u64(static_cast<const unsigned long long*>(slots) + j);
   }
-  // Whether the word was written in this epoch, and then its value.
-  static __device__ __forceinline__ bool ready(Word w, int epoch, float& v) {
-    v = __uint_as_float(static_cast<unsigned int>(w));
-    return has_epoch(w, epoch);
+  // Whether the word was written in this solve, and then its value.
+  static __device__ __forceinline__ bool ready(Word w, int epoch, T& v) {
+    if constexpr (sizeof(T) == 4) {
+      v = __uint_as_float(static_cast<unsigned int>(w));
+      return static_cast<int>(w >> 32) == epoch;
+    } else {
+      v = __longlong_as_double(static_cast<long long>(w));
+      return w != kUnset;
+    }
   }
-  static __device__ __forceinline__ void publish(void* slots, int row, int epoch, float v) {
-    store_relaxed_u64(static_cast<unsigned long long*>(slots) + row, with_epoch(epoch, __float_as_uint(v)));
-  }
-};
-template <>
-struct Published<double> {
-  struct Word {
-    unsigned long long hi, lo;
-  };
-  static __device__ __forceinline__ Word load(const void* slots, int j) {
-    const auto* p = static_cast<const unsigned long long*>(slots) + 2 * static_cast<long long>(j);
-    return {load_relaxed_u64(p), load_relaxed_u64(p + 1)};
-  }
-  static __device__ __forceinline__ bool ready(Word w, int epoch, double& v) {
-    v = __hiloint2double(static_cast<int>(static_cast<unsigned int>(w.hi)), static_cast<int>(static_cast<unsigned int>(w.lo)));
-    return has_epoch(w.hi, epoch) && has_epoch(w.lo, epoch);
-  }
-  static __device__ __forceinline__ void publish(void* slots, int row, int epoch, double v) {
-    auto* p = static_cast<unsigned long long*>(slots) + 2 * static_cast<long long>(row);
-    store_relaxed_u64(p, with_epoch(epoch, static_cast<unsigned int>(__double2hiint(v))));
-    store_relaxed_u64(p + 1, with_epoch(epoch, static_cast<unsigned int>(__double2loint(v))));
+  static __device__ __forceinline__ void publish(void* slots, int row, int epoch, T v) {
+    Word w;
+    if constexpr (sizeof(T) == 4) {
+      w = static_cast<Word>(static_cast<unsigned int>(epoch)) << 32 | __float_as_uint(v);
+    } else {
+      w = static_cast<Word>(__double_as_longlong(v));
+      if (w == kUnset) w = kQuietNan;
+    }
+    store_relaxed_u64(static_cast<unsigned long long*>(slots) + row, w);
   }
 };
 

@@ -63,7 +63,9 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // / 1.271 and 2.683 / 1.690 / 1.700, 256^3 5.512 / 3.061 / 2.151 and 5.781 / 3.323 / 3.356,
       // 64^3 0.205 / 0.216 / 0.224 and 0.186 / 0.195 / 0.194 (cuSPARSE 128^3 0.711 / 0.795, 256^3
       // 2.614 / 2.736, 64^3 0.276 / 0.293): 16, within 10 % of the best at every size but 80^3
-      // f32 and 96^3 - 112^3 f64 (10-12 %).
+      // f32 and 96^3 - 112^3 f64 (10-12 %). Session 33: f64 published as one word a row (126-128
+      // registers, two parts a SM as f32): f64 16 against 8, 192^3 1.312 / 1.495, 256^3 2.226 /
+      // 3.064, 128^3 0.571 / 0.572, 64^3 0.198 / 0.198.
       {"sptrsv.parts",
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
        "count (8: one a SM; 0: the sync-free launch instead), at most as many as are resident at once",
