@@ -15,6 +15,7 @@
 // and counts instead of clearing them.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -103,7 +104,7 @@ std::string singular_row_message(Backend& b, const CsrView& A, int row, cudaStre
 // (kSptrsvReadyClearedPerSolve). And the solves' block ticket, never reset while it has room:
 // `taken` counts the tickets the queue's launches took.
 struct CudaBackend::SptrsvState {
-  DeviceBuffer level, counts, misc, entry_total, scan;
+  DeviceBuffer level, counts, misc, entry_total, scan, check;
   struct Flags {
     DeviceBuffer ready;
     int epoch = 0;  // the value ready[i] took in this queue's latest solve
@@ -165,6 +166,54 @@ struct CudaBackend::SptrsvState {
   }
 };
 
+namespace {
+
+// Tiles of a banded triangle (SptrsvWalk): the band (the longest distance from a row to a
+// dependency) as the period, so that a row's dependencies lie in its period or the one before;
+// about sqrt(parts shape / 8) blocks of periods (sptrsv.tile_shape) by the rest in blocks of
+// places, at most `parts` in all. A 7-point
+// Laplacian's lower triangle (period: a z plane) then cuts into boxes of y lines by z planes,
+// each depending on the box before it in y and in z only: the longest chain of parts that wait
+// on each other is s_blocks + q_blocks, where contiguous parts (half a plane each at 128^3) wait
+// in one chain of them all. None (parts 0) where the band leaves fewer than kMinPeriods periods.
+SptrsvWalk tiled_walk(int n, int levels, int band, int parts, std::int64_t shape) {
+  constexpr std::int64_t kMinPeriods = 8;
+  SptrsvWalk w;
+  w.parts = 0;
+  if (band < 1 || parts < 4) return w;
+  const std::int64_t periods = (static_cast<std::int64_t>(n) + band - 1) / band;
+  if (periods < kMinPeriods) return w;
+  auto up = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  std::int64_t q_blocks = std::clamp<std::int64_t>(std::llround(std::sqrt(static_cast<double>(parts) * shape / 8)), 1, periods);
+  const std::int64_t s_blocks = std::clamp<std::int64_t>(parts / q_blocks, 1, band);
+  w.levels = levels;
+  w.period = band;
+  w.s_block = static_cast<int>(up(band, s_blocks));
+  w.s_blocks = static_cast<int>(up(band, w.s_block));
+  w.q_block = static_cast<int>(up(periods, q_blocks));
+  q_blocks = up(periods, w.q_block);
+  w.parts = static_cast<int>(w.s_blocks * q_blocks);
+  w.part_rows = static_cast<int>(static_cast<std::int64_t>(w.s_block) * w.q_block);
+  return w;
+}
+
+// Whether the tiles cut fewer dependencies than the contiguous parts and none points to a later
+// part (a part waits only on parts taken before it): one pass over the triangle and a host
+// round trip, made only where tiles are a candidate. scratch: three words.
+bool tiles_pay_off(Backend& b, const SptrsvShape& shape, const SptrsvWalk& tiles, const SptrsvWalk& contiguous,
+                   const int* row_ptr, const int* col_idx, DeviceBuffer& scratch, cudaStream_t stream) {
+  auto* out = static_cast<unsigned long long*>(scratch.ensure(3 * sizeof(unsigned long long)));
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(out, 0, 3 * sizeof(unsigned long long), stream));
+  TESSERA_CUDA_CHECK(launch_sptrsv_partition_check(shape, tiles, contiguous, row_ptr, col_idx, out, stream));
+  unsigned long long host[3] = {};
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(host, out, sizeof host, cudaMemcpyDeviceToHost, stream));
+  b.note_host_wait();
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host[2] == 0 && host[0] < host[1];
+}
+
+}  // namespace
+
 template <class T>
 std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo uplo, Diag diag, const CsrView& A) {
   if (A.rows >= INT_MAX) throw NotImplemented("cuda: sptrsv with more than 2^31 - 2 rows is not supported");
@@ -184,8 +233,9 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   SptrsvState& st = SptrsvState::of(queue_of(q));
   int* level = static_cast<int*>(st.level.ensure(ints));
   int* counts = static_cast<int*>(st.counts.ensure(ints + sizeof(int)));  // + 1: the slabs' scan (below)
-  // bad_row, max_level, ticket, then the longest row and the row count of each of the first levels
-  constexpr int kMisc = 3 + 2 * kSptrsvLaunchLevelsMax;
+  // bad_row, max_level, ticket, then the longest row and the row count of each of the first
+  // levels, then the band
+  constexpr int kMisc = 3 + 2 * kSptrsvLaunchLevelsMax + 1, kBand = kMisc - 1;
   int* misc = static_cast<int*>(st.misc.ensure(kMisc * sizeof(int)));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc, 0x7f, sizeof(int), stream));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(misc + 1, 0, (kMisc - 1) * sizeof(int), stream));
@@ -193,7 +243,7 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   const auto* rp = static_cast<const int*>(A.row_ptr);
   const auto* ci = static_cast<const int*>(A.col_idx);
   TESSERA_CUDA_CHECK(launch_sptrsv_diag<T>(plan->shape, rp, ci, static_cast<const T*>(A.values),
-                                           ptr<T>(plan->inv_diag), misc, stream));
+                                           ptr<T>(plan->inv_diag), misc, misc + kBand, stream));
   int* const longest = misc + 3;
   int* const first_counts_d = longest + kSptrsvLaunchLevelsMax;
   // The levels: by blocks of sptrsv.level_threads threads taking sptrsv.level_rows rows each, or
@@ -249,29 +299,30 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
   }
   const std::int64_t eighths = plan->levels.levels > 0 ? 0 : tune_.get("sptrsv.parts");
   plan->blocks_walk = !wide || eighths > 0;
-  SptrsvWalk& w = plan->walk;
-  w.levels = levels;
-  w.parts = wide && eighths > 0 ? static_cast<int>(std::max<std::int64_t>(
-                                      1, std::min<std::int64_t>(eighths * props_.multiProcessorCount / 8, n / levels)))
-                                : 1;
-  w.part_rows = (n + w.parts - 1) / w.parts;
-  w.parts = (n + w.part_rows - 1) / w.part_rows;  // no empty part
   // Lanes enough for rows of twice the mean length in the entries each lane holds ahead (longer
   // rows load the rest as they go; the mean counts the whole row, as the walk did before it had
   // the triangle's copy).
   const std::int64_t per_lane = (2 * A.nnz / n + kSptrsvBlockEntries - 1) / kSptrsvBlockEntries;
   while (plan->lanes < 32 && plan->lanes < per_lane) plan->lanes *= 2;
-  if (w.parts > 1) {
+  const int sms = props_.multiProcessorCount, most = sptrsv_block_threads(true);
+  int parts = wide && eighths > 0
+                  ? static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(eighths * sms / 8, n / levels)))
+                  : 1;
+  if (parts > 1) {
     // Every part resident at once (a part that is not waits for the ones before it to end): at
     // most the SMs times the walk's blocks one SM holds (the occupancy calculator: registers, two
-    // blocks of 256 threads on sm_90), and the part's x in shared memory
-    // only where it fits beside the other parts on its SM.
-    const int sms = props_.multiProcessorCount, most = sptrsv_block_threads(true);
+    // blocks of 256 threads on sm_90).
     const int bare = sptrsv_parts_resident<T>(plan->lanes, most, 0);
-    if (bare > 0 && w.parts > bare * sms) {
-      w.part_rows = (n + bare * sms - 1) / (bare * sms);
-      w.parts = (n + w.part_rows - 1) / w.part_rows;
-    }
+    if (bare > 0) parts = std::min(parts, bare * sms);
+  }
+  SptrsvWalk& w = plan->walk;
+  w = sptrsv_contiguous_walk(n, levels, parts);
+  if (w.parts > 1 && tune_.get("sptrsv.tiles") != 0) {
+    const SptrsvWalk tiles = tiled_walk(n, levels, host[kBand], w.parts, tune_.get("sptrsv.tile_shape"));
+    if (tiles.parts > 1 && tiles_pay_off(*this, plan->shape, tiles, w, rp, ci, st.check, stream)) w = tiles;
+  }
+  if (w.parts > 1) {
+    // The part's x in shared memory only where it fits beside the other parts on its SM.
     const bool fits = static_cast<std::size_t>(w.part_rows) * sizeof(T) <= props_.sharedMemPerBlockOptin;
     plan->smem_x = fits && sptrsv_parts_resident<T>(plan->lanes, most, w.part_rows) * sms >= w.parts;
   } else {
@@ -326,7 +377,7 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     e.inv_pos = reinterpret_cast<T*>(base + info_bytes);
     e.ecol = reinterpret_cast<int*>(base + info_bytes + inv_bytes);
     e.eval = reinterpret_cast<T*>(base + info_bytes + inv_bytes + col_bytes);
-    TESSERA_CUDA_CHECK(launch_sptrsv_entry_fill<T>(plan->shape, ptr<int>(plan->order), rp, ci,
+    TESSERA_CUDA_CHECK(launch_sptrsv_entry_fill<T>(plan->shape, w, plan->smem_x, ptr<int>(plan->order), rp, ci,
                                                    static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
                                                    plan->lanes, len, counts, e, stream));
     // Groups for sptrsv.walk_groups (one block) or sptrsv.part_groups (parts) times the mean rows

@@ -166,10 +166,11 @@ struct SptrsvShape {
   bool unit = false;
 };
 // inv_diag[i] = 1 / (sum of row i's diagonal entries) (1 for unit); *bad_row = min row whose
-// diagonal is missing or zero (non_unit only; *bad_row must hold INT_MAX-like on entry).
+// diagonal is missing or zero (non_unit only; *bad_row must hold INT_MAX-like on entry); *band
+// (zero on entry) = the longest distance from a row to a dependency, in rows.
 template <class T>
 cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const int* col_idx, const T* values,
-                               T* inv_diag, int* bad_row, cudaStream_t stream);
+                               T* inv_diag, int* bad_row, int* band, cudaStream_t stream);
 // Level of every row (1 + max level of its dependencies), computed sync-free in dependency
 // order; level (n ints) zero on entry, ticket zero, *max_level zero. For l <=
 // kSptrsvLaunchLevelsMax, first_counts[l - 1]: the rows of level l, longest[l - 1]: the most
@@ -195,15 +196,41 @@ cudaError_t launch_sptrsv_levels(const SptrsvShape& s, const int* row_ptr, const
 // through `scratch` (exclusive_scan_scratch_ints(len) ints; none needed below that).
 int exclusive_scan_scratch_ints(int len);
 cudaError_t launch_exclusive_scan(int* counts, int len, int* scratch, cudaStream_t stream);
-// How blocks walk the levels: `parts` blocks, block p owning the rows at positions [p *
-// part_rows, (p + 1) * part_rows) in dependency order (lower: row, upper: n - 1 - row); one part
-// (part_rows = n) is one block walking every row. Rows are bucketed by segment, segment k = (level
-// - 1) * parts + part, so the order is by level, and by part within a level.
+// How blocks walk the levels: `parts` blocks, each owning a tile of the rows' positions in
+// dependency order (lower: row, upper: n - 1 - row). A position is read as pos = q period + s (q
+// the period, s the place in it); the parts are tiles of s_block places by q_block periods,
+// part = (q / q_block) s_blocks + s / s_block, and a part's rows have local indices (q % q_block)
+// s_block + s % s_block below part_rows = s_block q_block (its x in shared memory). Contiguous
+// parts are period = n, q_block = 1, s_block = part_rows; one part (part_rows = n) is one block
+// walking every row. Tiles are for banded triangles (period: the band), whose parts then depend
+// on their neighbours in s and in q only: a chain of s_blocks + q_blocks parts, not parts
+// (backends/cuda/sptrsv.cpp). Rows are bucketed by segment, segment k = (level - 1) * parts +
+// part, so the order is by level, and by part within a level.
 struct SptrsvWalk {
   int levels = 0;
   int parts = 1;
   int part_rows = 0;
+  int period = 1, s_block = 1, q_block = 1, s_blocks = 1;
 };
+// The walk of `parts` contiguous parts of n positions (one: the whole triangle).
+inline SptrsvWalk sptrsv_contiguous_walk(int n, int levels, int parts) {
+  SptrsvWalk w;
+  w.levels = levels;
+  w.part_rows = (n + parts - 1) / parts;
+  w.parts = (n + w.part_rows - 1) / w.part_rows;  // no empty part
+  w.period = n;
+  w.s_block = w.part_rows;
+  w.s_blocks = w.parts;
+  return w;
+}
+// A tiled walk checked against `contiguous` (sptrsv_contiguous_walk) of as many parts, before the
+// rows are bucketed: out[0] += the dependencies that cross parts of `tiles`, out[1] += those that cross
+// parts of `contiguous`, out[2] = 1 if a row depends on a row of a later part of `tiles` (parts
+// are taken in order: the walk would then wait on a part that may not have started). out: three
+// zeros on entry.
+cudaError_t launch_sptrsv_partition_check(const SptrsvShape& s, const SptrsvWalk& tiles, const SptrsvWalk& contiguous,
+                                          const int* row_ptr, const int* col_idx, unsigned long long* out,
+                                          cudaStream_t stream);
 // counts[segment of row i] += 1 (counts zero on entry, levels * parts ints).
 cudaError_t launch_sptrsv_segment_counts(const SptrsvShape& s, const SptrsvWalk& w, const int* level, int* counts,
                                          cudaStream_t stream);
@@ -273,7 +300,10 @@ cudaError_t launch_sptrsv_block_info(int n, const int* order, const int* row_ptr
 // The block walks' copy of the triangle, built by the analysis (the plan holds the values: a
 // solve after CsrMatrix::update_values is refused). Position p (segment order) of row info[p].x
 // has info[p].z strict-triangle entries (the diagonal is inv_pos[p]); its k-th, for lane k %
-// lanes, at ecol / eval[info[p].y + 32 (k / lanes) + k % lanes]; info[p].w = p. A warp's W = 32 /
+// lanes, at ecol / eval[info[p].y + 32 (k / lanes) + k % lanes]; info[p].w = p. An entry's column
+// j is ecol's as it is where j lies in another part (its value then polled from the published
+// words), and -1 - i where j is in the row's own part, i its local index (SptrsvWalk) if the
+// part's x is in shared memory (local_x), else j. A warp's W = 32 /
 // lanes positions p with equal p / W (a slab) interleave their entries, so that a warp loading
 // each lane's next entry reads 32 consecutive words wherever its positions share a slab: the
 // rows of a level are far apart in the matrix, and loading each row's entries from CSR took a
@@ -294,11 +324,13 @@ struct SptrsvEntries {
 cudaError_t launch_sptrsv_entry_counts(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
                                        int lanes, int* len, int* slab_words, unsigned long long* total,
                                        cudaStream_t stream);
-// Step 2: the copy, from the slabs' offsets.
+// Step 2: the copy, from the slabs' offsets; local_x: in-part columns as local indices (the
+// walk keeps x in shared memory).
 template <class T>
-cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
-                                     const T* values, const T* inv_diag, int lanes, const int* len,
-                                     const int* slab_base, const SptrsvEntries<T>& out, cudaStream_t stream);
+cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const SptrsvWalk& w, bool local_x, const int* order,
+                                     const int* row_ptr, const int* col_idx, const T* values, const T* inv_diag,
+                                     int lanes, const int* len, const int* slab_base, const SptrsvEntries<T>& out,
+                                     cudaStream_t stream);
 template <class T>
 struct SptrsvBlockArgs {
   const int* seg_end = nullptr;

@@ -33,28 +33,52 @@ namespace {
 
 __device__ __forceinline__ bool depends(bool lower, int row, int col) { return lower ? col < row : col > row; }
 
+// The position of a row in dependency order, and its part and local index in a walk (SptrsvWalk).
+__device__ __forceinline__ int pos_of(const SptrsvShape& s, int row) { return s.lower ? row : s.n - 1 - row; }
+__device__ __forceinline__ int part_of(const SptrsvWalk& w, int pos) {
+  const int q = pos / w.period, place = pos - q * w.period;
+  return q / w.q_block * w.s_blocks + place / w.s_block;
+}
+__device__ __forceinline__ int local_of(const SptrsvWalk& w, int pos) {
+  const int q = pos / w.period, place = pos - q * w.period;
+  return q % w.q_block * w.s_block + place % w.s_block;
+}
+
+// One thread a row; the band through a block-wide maximum first (one global atomic a block).
 template <class T>
-__global__ void diag_kernel(SptrsvShape s, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
-                            const T* __restrict__ values, T* __restrict__ inv_diag, int* __restrict__ bad_row) {
+__global__ __launch_bounds__(256) void diag_kernel(SptrsvShape s, const int* __restrict__ row_ptr,
+                                                   const int* __restrict__ col_idx, const T* __restrict__ values,
+                                                   T* __restrict__ inv_diag, int* __restrict__ bad_row,
+                                                   int* __restrict__ band) {
+  __shared__ int block_band;
+  if (threadIdx.x == 0) block_band = 0;
+  __syncthreads();
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= s.n) return;
-  if (s.unit) {
-    inv_diag[row] = T(1);
-    return;
-  }
-  T d = 0;
-  bool found = false;
-  for (int e = row_ptr[row]; e < row_ptr[row + 1]; ++e)
-    if (col_idx[e] == row) {
-      d += values[e];  // duplicates add up, as they would in A x
-      found = true;
+  if (row < s.n) {
+    T d = 0;
+    bool found = false;
+    int far = 0;
+    for (int e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
+      const int j = col_idx[e];
+      if (j == row) {
+        d += values[e];  // duplicates add up, as they would in A x
+        found = true;
+      } else if (depends(s.lower, row, j)) {
+        far = max(far, s.lower ? row - j : j - row);
+      }
     }
-  if (!found || d == T(0)) {
-    atomicMin(bad_row, row);
-    inv_diag[row] = T(0);
-  } else {
-    inv_diag[row] = T(1) / d;
+    if (s.unit) {
+      inv_diag[row] = T(1);
+    } else if (!found || d == T(0)) {
+      atomicMin(bad_row, row);
+      inv_diag[row] = T(0);
+    } else {
+      inv_diag[row] = T(1) / d;
+    }
+    if (far > 0) atomicMax(&block_band, far);
   }
+  __syncthreads();
+  if (threadIdx.x == 0 && block_band > 0) atomicMax(band, block_band);
 }
 
 // Waits (acquire) until *p satisfies pred, with exponential back-off up to max_sleep_ns: the
@@ -292,8 +316,47 @@ __global__ __launch_bounds__(kScanThreads) void chunk_scan_kernel(int* __restric
 // The segment of a row: its level's, and within the level its part's (positions in dependency
 // order cut into parts of part_rows; one part: the level itself).
 __device__ __forceinline__ int segment_of(const SptrsvShape& s, const SptrsvWalk& w, const int* level, int row) {
-  const int pos = s.lower ? row : s.n - 1 - row;
-  return (level[row] - 1) * w.parts + pos / w.part_rows;
+  return (level[row] - 1) * w.parts + part_of(w, pos_of(s, row));
+}
+
+// launch_sptrsv_partition_check: a thread a row, counts summed over the warp, then the block
+// (32-bit: at most a block's rows times their entries), then added once a block.
+__global__ __launch_bounds__(256) void partition_check_kernel(SptrsvShape s, SptrsvWalk tiles, SptrsvWalk contiguous,
+                                                              const int* __restrict__ row_ptr,
+                                                              const int* __restrict__ col_idx,
+                                                              unsigned long long* __restrict__ out) {
+  __shared__ unsigned cut[2];
+  __shared__ int later;
+  if (threadIdx.x == 0) cut[0] = cut[1] = later = 0;
+  __syncthreads();
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned cut_t = 0, cut_c = 0;
+  bool ahead = false;
+  if (row < s.n) {
+    const int pos = pos_of(s, row), mine = part_of(tiles, pos), mine_c = pos / contiguous.part_rows;
+    for (int e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
+      const int j = col_idx[e];
+      if (!depends(s.lower, row, j)) continue;
+      const int pj = pos_of(s, j), theirs = part_of(tiles, pj);
+      cut_t += theirs != mine ? 1u : 0u;
+      cut_c += pj / contiguous.part_rows != mine_c ? 1u : 0u;
+      ahead = ahead || theirs > mine;
+    }
+  }
+  cut_t = __reduce_add_sync(kFullMask, cut_t);
+  cut_c = __reduce_add_sync(kFullMask, cut_c);
+  ahead = __any_sync(kFullMask, ahead);
+  if (threadIdx.x % 32 == 0) {
+    if (cut_t > 0) atomicAdd(&cut[0], cut_t);
+    if (cut_c > 0) atomicAdd(&cut[1], cut_c);
+    if (ahead) later = 1;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (cut[0] > 0) atomicAdd(out, static_cast<unsigned long long>(cut[0]));
+    if (cut[1] > 0) atomicAdd(out + 1, static_cast<unsigned long long>(cut[1]));
+    if (later) out[2] = 1;
+  }
 }
 
 __global__ void segment_count_kernel(SptrsvShape s, SptrsvWalk w, const int* __restrict__ level,
@@ -325,12 +388,13 @@ __device__ __forceinline__ void store_relaxed_u64(unsigned long long* p, unsigne
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+constexpr unsigned long long kUnsetF64 = ~0ull, kQuietNanF64 = 0x7ff8000000000000ull;
+static_assert(kUnsetF64 == 0x0101010101010101ull * kSptrsvReadyUnsetByte, "the words' memset byte");
+
 template <class T>
 struct Published {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "f32 or f64");
   using Word = unsigned long long;
-  static constexpr Word kUnset = ~0ull;
-  static constexpr Word kQuietNan = 0x7ff8000000000000ull;
   static __device__ __forceinline__ Word load(const void* slots, int j) {
     return load_relaxed_u64(static_cast<const unsigned long long*>(slots) + j);
   }
@@ -341,7 +405,7 @@ struct Published {
       return static_cast<int>(w >> 32) == epoch;
     } else {
       v = __longlong_as_double(static_cast<long long>(w));
-      return w != kUnset;
+      return w != kUnsetF64;
     }
   }
   static __device__ __forceinline__ void publish(void* slots, int row, int epoch, T v) {
@@ -350,7 +414,7 @@ struct Published {
       w = static_cast<Word>(static_cast<unsigned int>(epoch)) << 32 | __float_as_uint(v);
     } else {
       w = static_cast<Word>(__double_as_longlong(v));
-      if (w == kUnset) w = kQuietNan;
+      if (w == kUnsetF64) w = kQuietNanF64;
     }
     store_relaxed_u64(static_cast<unsigned long long*>(slots) + row, w);
   }
@@ -551,16 +615,20 @@ __global__ __launch_bounds__(kSptrsvThreads) void solve_levels_kernel(
 // each row took a cache line a load, so a level's time grew with its rows (~10 ns each, the L1's
 // one line a cycle; session 32: bcsstk16 0.36 -> 0.26 ms, the 128^3 Laplacian 0.75 -> 0.61).
 //
-// Wide levels (PARTS, sptrsv.parts > 0): the rows are cut, in dependency order, into parts of
-// part_rows, one block each, and every block walks all levels over its own rows only. A
-// dependency inside the part costs a barrier as above; one in an earlier part is polled from the
-// published words (a level ahead, so a value published in time costs no wait). Most of a banded
-// matrix's dependency hops stay inside a part: the 128^3 Laplacian's lower triangle, cut into 264
-// parts of about half a z plane, crosses parts on every z hop and on the y hops where a part's
-// edge cuts a plane. A block's part comes from a ticket, so it only ever waits on parts of
+// Wide levels (PARTS, sptrsv.parts > 0): the rows are cut into parts (SptrsvWalk: contiguous
+// runs of the dependency order, or tiles of a banded triangle), one block each, and every block
+// walks all levels over its own rows only. A dependency inside the part costs a barrier as above;
+// one in another part is polled from the published words (a level ahead, so a value published in
+// time costs no wait). The analysis's copy says which: a column in the part is stored as -1 - its
+// index in x (or in the part's shared x). A part that waits on another's row lags it by a
+// publish-and-poll hop, and such waits chain: the 128^3 Laplacian's lower triangle cut into 264
+// contiguous parts of about half a z plane waits on every z hop, in one chain through all the
+// parts; cut into 16 x 16 tiles of 8 y lines by 8 z planes, the chains are 32 parts long
+// (bench/models/sptrsv_parts.py). A block's part comes from a ticket, and the analysis keeps only
+// partitions whose parts depend on earlier parts alone, so a part only ever waits on parts of
 // blocks already running (as take_chunk); the backend asks for no more parts than are resident
 // at once. Part counts measured in lib/src/tuning/sptrsv.cpp and bench/RESULTS.md (sessions 29,
-// 30, 32).
+// 30, 32, 33).
 // Levels wider than one block were also tried on a thread-block cluster (sm_90: up to 16 blocks of
 // 1024 threads, a hardware cluster barrier between levels, x through L2): 5-7 us a level against
 // the sync-free solve's 2.1 (H100, 2026-11-27; 128^3 Laplacian 2.56 against 0.81 ms); removed.
@@ -607,11 +675,12 @@ __global__ __launch_bounds__(256) void entry_count_kernel(SptrsvShape s, const i
 // lanes + k % lanes, and info[p] = {row, that offset at k = 0, entries, p}, inv_pos[p] = the
 // row's inverted diagonal.
 template <class T>
-__global__ void entry_fill_kernel(SptrsvShape s, const int* __restrict__ order, const int* __restrict__ row_ptr,
-                                  const int* __restrict__ col_idx, const T* __restrict__ values,
-                                  const T* __restrict__ inv_diag, int lanes, const int* __restrict__ len,
-                                  const int* __restrict__ slab_base, int4* __restrict__ info, T* __restrict__ inv_pos,
-                                  int* __restrict__ ecol, T* __restrict__ eval) {
+__global__ void entry_fill_kernel(SptrsvShape s, SptrsvWalk w, bool local_x, const int* __restrict__ order,
+                                  const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                                  const T* __restrict__ values, const T* __restrict__ inv_diag, int lanes,
+                                  const int* __restrict__ len, const int* __restrict__ slab_base,
+                                  int4* __restrict__ info, T* __restrict__ inv_pos, int* __restrict__ ecol,
+                                  T* __restrict__ eval) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= s.n) return;
   const int W = 32 / lanes;
@@ -619,12 +688,14 @@ __global__ void entry_fill_kernel(SptrsvShape s, const int* __restrict__ order, 
   const int base = slab_base[p / W] + (p % W) * lanes;
   info[p] = make_int4(row, base, len[p], p);
   inv_pos[p] = inv_diag[row];
+  const int mine = part_of(w, pos_of(s, row));
   int k = 0;
   for (int e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
     const int j = col_idx[e];
     if (!depends(s.lower, row, j)) continue;
     const int at = base + (k / lanes) * 32 + k % lanes;
-    ecol[at] = j;
+    const int pj = pos_of(s, j);
+    ecol[at] = part_of(w, pj) == mine ? -1 - (local_x ? local_of(w, pj) : j) : j;
     eval[at] = values[e];
     ++k;
   }
@@ -642,18 +713,24 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   T* xs = reinterpret_cast<T*>(block_smem);
   const int part = PARTS ? take_chunk<1>(ticket, ticket_base) : 0;
   if (part >= w.parts) return;  // (the whole block)
-  const int pos0 = part * w.part_rows;  // the part: positions [pos0, pos0 + part_rows) in dependency order
-  auto pos_of = [&](int row) { return s.lower ? row : s.n - 1 - row; };
-  // A dependency precedes its row in dependency order: in the part unless before its start.
-  auto in_part = [&](int j) { return !PARTS || pos_of(j) >= pos0; };
   const int g = threadIdx.x / LANES, lane = threadIdx.x % LANES;
   const int4 none = make_int4(-1, 0, 0, 0);
-  // A row of a level and this lane's first G entries (c < 0: none), with the published words of
-  // those in earlier parts as they were when the row was loaded. row < 0: no row. Its entries
+  // The part's first period and place (SptrsvWalk): a row's index in xs from one division.
+  const int q0 = part / w.s_blocks * w.q_block, place0 = part % w.s_blocks * w.s_block;
+  auto local_row = [&](int row) {
+    const int pos = pos_of(s, row);
+    if constexpr (!PARTS) return pos;
+    const int q = w.period >= s.n ? 0 : pos / w.period;  // contiguous parts: one period
+    return (q - q0) * w.s_block + (pos - q * w.period - place0);
+  };
+  // A row of a level and this lane's first G entries (c: the copy's column, kNone for none), with
+  // the published words of those in other parts (c >= 0) as they were when the row was loaded; a
+  // column in the part is -1 - its index in x (local in xs, SMEM_X). row < 0: no row. Its entries
   // (the copy's, all dependencies) lie at base + 32 k + lane for k = 0, 1, ... while k LANES + lane
-  // < len.
+  // < len. local: the row's index in xs.
+  constexpr int kNone = INT_MIN;
   struct Row {
-    int row, base, len;
+    int row, base, len, local;
     T b, inv;
     int c[G];
     T v[G];
@@ -661,35 +738,29 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   };
   // Level L's segment of this part: positions [x, y) (empty past the last level), and the
   // position p's info if p is in it. The bounds are loaded levels ahead of their use (a level that
-  // loads its own waits a global round trip for them: ncu, 17 % of the stall samples), except by
-  // the f32 parts walk (below).
+  // loads its own waits a global round trip for them: ncu, 17 % of the stall samples).
   auto seg = [&](int L) {
     if (L >= w.levels) return make_int2(0, 0);
     const int k = L * w.parts + part;
     return make_int2(k == 0 ? 0 : seg_end[k - 1], seg_end[k]);
   };
   auto info_at = [&](const int2 sg, int p) { return p < sg.y ? info[p] : none; };
-  // The same with the bounds loaded where they are used (the f32 parts walk only).
-  auto seg_first = [&](int L) {
-    const int k = L * w.parts + part;
-    return k == 0 ? 0 : seg_end[k - 1];
-  };
-  auto seg_last = [&](int L) { return seg_end[L * w.parts + part]; };
-  auto info_at_level = [&](int L, int p) { return L < w.levels && p < seg_last(L) ? info[p] : none; };
   auto load = [&](int4 f) {
     Row r;
     r.row = f.x;
     r.base = f.y + lane;
     r.len = f.x >= 0 ? f.z : 0;
     r.b = r.inv = T(0);
+    r.local = 0;
     if (f.x >= 0) {
       r.b = b[f.x];  // read before any x store: x may alias b (row f.x is written only below)
       r.inv = inv_pos[f.w];
+      if constexpr (SMEM_X) r.local = local_row(f.x);
     }
 #pragma unroll
     for (int k = 0; k < G; ++k) {
       const bool in = k * LANES + lane < r.len;
-      r.c[k] = in ? ecol[r.base + 32 * k] : -1;
+      r.c[k] = in ? ecol[r.base + 32 * k] : kNone;
       r.v[k] = in ? eval[r.base + 32 * k] : T(0);
     }
     return r;
@@ -700,21 +771,22 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     if constexpr (PARTS) {
 #pragma unroll
       for (int k = 0; k < G; ++k)
-        if (r.c[k] >= 0 && !in_part(r.c[k])) r.word[k] = P::load(ready, r.c[k]);
+        if (r.c[k] >= 0) r.word[k] = P::load(ready, r.c[k]);
     }
   };
-  auto xval = [&](int j) -> T {
-    if constexpr (SMEM_X) return xs[pos_of(j) - pos0];
-    else return x[j];  // written by this block before the last barrier
+  // A column in the part (c < 0, not kNone): written by this block before the last barrier.
+  auto xval = [&](int c) -> T {
+    if constexpr (SMEM_X) return xs[-1 - c];
+    else return x[-1 - c];
   };
   // Every thread calls it (the group's lanes meet in shuffles).
   auto solve = [&](const Row& r) {
     T sum = 0;
 #pragma unroll
     for (int k = 0; k < G; ++k)
-      if (r.c[k] >= 0) {
+      if (r.c[k] != kNone) {
         T xj = 0;
-        if (in_part(r.c[k])) {
+        if (!PARTS || r.c[k] < 0) {  // one part: every column is in it
           xj = xval(r.c[k]);
         } else if constexpr (PARTS) {
           if (!P::ready(r.word[k], epoch, xj)) xj = wait_read<T>(ready, r.c[k], epoch, sleep_ns);
@@ -722,15 +794,18 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
         sum += r.v[k] * xj;
       }
     for (int k = G; k * LANES + lane < r.len; ++k) {  // entries past the ones held
-      const int j = ecol[r.base + 32 * k];
-      sum += eval[r.base + 32 * k] * (in_part(j) ? xval(j) : wait_read<T>(ready, j, epoch, sleep_ns));
+      const int c = ecol[r.base + 32 * k];
+      T xj;
+      if constexpr (PARTS) xj = c < 0 ? xval(c) : wait_read<T>(ready, c, epoch, sleep_ns);
+      else xj = xval(c);
+      sum += eval[r.base + 32 * k] * xj;
     }
 #pragma unroll
     for (int o = LANES / 2; o > 0; o /= 2) sum += __shfl_xor_sync(kFullMask, sum, o, LANES);
     if (r.row >= 0 && lane == 0) {
       const T v = (r.b - sum) * r.inv;
       x[r.row] = v;
-      if constexpr (SMEM_X) xs[pos_of(r.row) - pos0] = v;
+      if constexpr (SMEM_X) xs[r.local] = v;
       if constexpr (PARTS) P::publish(ready, r.row, epoch, v);
     }
   };
@@ -751,43 +826,16 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     poll(next);  // after this level's work: next's columns have arrived meanwhile
     if (sg.y > sg.x) __syncthreads();  // (a part's empty levels write nothing)
   };
-  auto finish_level = [&](int L, const Row& cur, Row& next) {  // finish, the bounds loaded here
-    solve(cur);
-    const int first = seg_first(L), last = seg_last(L);
-    for (int base = first + groups; base < last; base += groups) {
-      Row r = load(info_at_level(L, base + g));
-      poll(r);
-      solve(r);
-    }
-    poll(next);
-    if (last > first) __syncthreads();
-  };
-  if constexpr (PARTS && sizeof(T) == 4) {
-    // f32 parts: one register set, copied each level, level L + 2's positions and every level's
-    // bounds loaded where they are used. The same loop with the bounds loaded ahead (as below)
-    // ran 7 % slower (H200, 128^3 Laplacian: 0.790 against 0.739 ms), and with only the extra
-    // rounds' bounds taken from the level's 11 % (0.823): the compiler schedules each form
-    // differently, so the measured one is kept. (f64 the other way round: 0.978 ahead, 1.339 here.)
-    Row r0 = load(info_at_level(0, seg_first(0) + g));
-    poll(r0);
-    int4 f1 = w.levels > 1 ? info_at_level(1, seg_first(1) + g) : none;
-    for (int L = 0; L < w.levels; ++L) {
-      const Row cur = r0;
-      const int4 f2 = L + 2 < w.levels ? info_at_level(L + 2, seg_first(L + 2) + g) : none;
-      r0 = load(f1);
-      f1 = f2;
-      finish_level(L, cur, r0);
-    }
-    return;
-  }
   int2 s0 = seg(0), s1 = seg(1), s2 = seg(2);  // the next three levels' segments
   Row r0 = load(info_at(s0, s0.x + g)), r1;
   poll(r0);
   int4 f0 = none, f1 = info_at(s1, s1.x + g);
   if constexpr (PARTS) {
-    // f64 parts: one register set, copied each level, measured faster than the two sets below
+    // Parts: one register set, copied each level, measured faster than the two sets below
     // (session 29, f32: 0.75-0.76 against 0.89-0.91 ms); start's two loads written out.
-    // The bounds loaded ahead: 128^3 Laplacian 1.34 -> 0.98 ms.
+    // The bounds loaded ahead: f64 128^3 Laplacian 1.34 -> 0.98 ms (session 30); f32 ran its
+    // own loop with the bounds loaded where used until session 33, then 0.487 ahead against
+    // 0.649 ms (H200, 128^3, tiled parts).
     for (int L = 0; L < w.levels; ++L) {
       const Row cur = r0;
       const int2 s3 = seg(L + 3);
@@ -836,22 +884,44 @@ cudaError_t launch_sptrsv_entry_counts(const SptrsvShape& s, const int* order, c
   return cudaGetLastError();
 }
 
-template <class T>
-cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const int* order, const int* row_ptr, const int* col_idx,
-                                     const T* values, const T* inv_diag, int lanes, const int* len,
-                                     const int* slab_base, const SptrsvEntries<T>& out, cudaStream_t stream) {
-  if (!sptrsv_lanes_valid(lanes)) return cudaErrorInvalidValue;
-  entry_fill_kernel<T><<<blocks_for(s.n, 256), 256, 0, stream>>>(s, order, row_ptr, col_idx, values, inv_diag, lanes,
-                                                                  len, slab_base, out.info, out.inv_pos, out.ecol,
-                                                                  out.eval);
+namespace {
+// Every position's part below parts, its local index below part_rows.
+bool walk_valid(const SptrsvShape& s, const SptrsvWalk& w) {
+  using I = std::int64_t;
+  if (w.parts < 1 || w.period < 1 || w.s_block < 1 || w.q_block < 1 || w.s_blocks < 1) return false;
+  const I last_q = s.n > 0 ? (s.n - 1) / w.period : 0;
+  return static_cast<I>(w.s_block) * w.s_blocks >= std::min<I>(w.period, s.n) &&
+         (last_q / w.q_block + 1) * w.s_blocks <= w.parts && static_cast<I>(w.s_block) * w.q_block == w.part_rows;
+}
+}  // namespace
+
+cudaError_t launch_sptrsv_partition_check(const SptrsvShape& s, const SptrsvWalk& tiles, const SptrsvWalk& contiguous,
+                                          const int* row_ptr, const int* col_idx, unsigned long long* out,
+                                          cudaStream_t stream) {
+  if (!walk_valid(s, tiles) || !walk_valid(s, contiguous) || contiguous.period < s.n) return cudaErrorInvalidValue;
+  partition_check_kernel<<<blocks_for(s.n, 256), 256, 0, stream>>>(s, tiles, contiguous, row_ptr, col_idx, out);
   return cudaGetLastError();
 }
-template cudaError_t launch_sptrsv_entry_fill<float>(const SptrsvShape&, const int*, const int*, const int*,
-                                                     const float*, const float*, int, const int*, const int*,
-                                                     const SptrsvEntries<float>&, cudaStream_t);
-template cudaError_t launch_sptrsv_entry_fill<double>(const SptrsvShape&, const int*, const int*, const int*,
-                                                      const double*, const double*, int, const int*, const int*,
-                                                      const SptrsvEntries<double>&, cudaStream_t);
+
+template <class T>
+cudaError_t launch_sptrsv_entry_fill(const SptrsvShape& s, const SptrsvWalk& w, bool local_x, const int* order,
+                                     const int* row_ptr, const int* col_idx, const T* values, const T* inv_diag,
+                                     int lanes, const int* len, const int* slab_base, const SptrsvEntries<T>& out,
+                                     cudaStream_t stream) {
+  if (!sptrsv_lanes_valid(lanes) || !walk_valid(s, w)) return cudaErrorInvalidValue;
+  entry_fill_kernel<T><<<blocks_for(s.n, 256), 256, 0, stream>>>(s, w, local_x, order, row_ptr, col_idx, values,
+                                                                  inv_diag, lanes, len, slab_base, out.info,
+                                                                  out.inv_pos, out.ecol, out.eval);
+  return cudaGetLastError();
+}
+template cudaError_t launch_sptrsv_entry_fill<float>(const SptrsvShape&, const SptrsvWalk&, bool, const int*,
+                                                     const int*, const int*, const float*, const float*, int,
+                                                     const int*, const int*, const SptrsvEntries<float>&,
+                                                     cudaStream_t);
+template cudaError_t launch_sptrsv_entry_fill<double>(const SptrsvShape&, const SptrsvWalk&, bool, const int*,
+                                                      const int*, const int*, const double*, const double*, int,
+                                                      const int*, const int*, const SptrsvEntries<double>&,
+                                                      cudaStream_t);
 
 namespace {
 template <class T, int LANES, bool SMEM_X, bool PARTS>
@@ -919,7 +989,7 @@ template <class T>
 cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, const SptrsvWalk& w, const SptrsvBlockArgs<T>& a,
                                       cudaStream_t stream) {
   if (a.threads < 32 || a.threads > sptrsv_block_threads(w.parts > 1) || a.threads % 32 != 0 || a.threads % a.lanes != 0 ||
-      w.parts < 1 || w.part_rows < 1 || (w.parts > 1 && (a.ready == nullptr || a.ticket == nullptr)))
+      !walk_valid(s, w) || (w.parts > 1 && (a.ready == nullptr || a.ticket == nullptr)))
     return cudaErrorInvalidValue;
   return with_lanes(a.lanes, cudaErrorInvalidValue,
                     [&](auto L) { return launch_block_solve_x<T, decltype(L)::value>(s, w, a, stream); });
@@ -927,8 +997,8 @@ cudaError_t launch_sptrsv_block_solve(const SptrsvShape& s, const SptrsvWalk& w,
 
 template <class T>
 cudaError_t launch_sptrsv_diag(const SptrsvShape& s, const int* row_ptr, const int* col_idx, const T* values,
-                               T* inv_diag, int* bad_row, cudaStream_t stream) {
-  diag_kernel<T><<<blocks_for(s.n, 256), 256, 0, stream>>>(s, row_ptr, col_idx, values, inv_diag, bad_row);
+                               T* inv_diag, int* bad_row, int* band, cudaStream_t stream) {
+  diag_kernel<T><<<blocks_for(s.n, 256), 256, 0, stream>>>(s, row_ptr, col_idx, values, inv_diag, bad_row, band);
   return cudaGetLastError();
 }
 
@@ -1002,7 +1072,7 @@ cudaError_t launch_sptrsv_levels_solve(const SptrsvShape& s, const SptrsvLevelTa
 
 #define TESSERA_SPTRSV_INSTANTIATE(T)                                                                        \
   template cudaError_t launch_sptrsv_diag<T>(const SptrsvShape&, const int*, const int*, const T*, T*, int*,  \
-                                             cudaStream_t);                                                   \
+                                             int*, cudaStream_t);                                             \
   template cudaError_t launch_sptrsv_block_solve<T>(const SptrsvShape&, const SptrsvWalk&,                     \
                                                     const SptrsvBlockArgs<T>&, cudaStream_t);                  \
   template cudaError_t launch_sptrsv_solve<T>(const SptrsvShape&, bool, const int*, const int*, const int*,   \

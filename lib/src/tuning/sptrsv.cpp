@@ -70,6 +70,16 @@ const std::vector<ParamSpec>& sptrsv_params() {
        "CUDA, wide levels: blocks that each walk the levels over their own part of the rows, in eighths of the SM "
        "count (8: one a SM; 0: the sync-free launch instead), at most as many as are resident at once",
        0, 64, Shape::any, {{"cuda/*", 16}}},
+      // Tiles against contiguous parts: bench/models/sptrsv_parts.py (the 128^3 Laplacian: 264
+      // half-plane parts in one chain of hops, 16 x 16 tiles in chains of 32) and
+      // bench/RESULTS.md, session 33.
+      {"sptrsv.tiles",
+       "CUDA, parts of a banded triangle: tiles of the band's periods (1) or contiguous rows (0); tiles only where "
+       "they cut fewer dependencies and none points to a later part",
+       0, 1, Shape::any, {{"cuda/*", 1}}},
+      {"sptrsv.tile_shape",
+       "CUDA, tiled parts: blocks of periods = sqrt(parts x this / 8) (8: as many as blocks of places)", 1, 64,
+       Shape::any, {{"cuda/*", 8}}},
       // Chem97ZtZ (2 levels of 2 410 and 131 rows, rows of up to 101 entries), H200, session 30,
       // f32 / f64 us: the sync-free launch 34.7 / 39.0 (a thread walks its row batch after
       // dependent batch), by parts 48; a launch a level 15.2 / 16.0; this one launch 12.7 / 11.3,
