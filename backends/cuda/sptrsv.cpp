@@ -351,17 +351,24 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     // once seg_end has its copy) and their total read back to size it: a second round trip.
     const int W = 32 / plan->lanes;
     const int slabs = static_cast<int>((static_cast<std::int64_t>(n) + W - 1) / W);
-    auto* total_d = static_cast<unsigned long long*>(st.entry_total.ensure(sizeof(unsigned long long)));
-    TESSERA_CUDA_CHECK(cudaMemsetAsync(total_d, 0, sizeof(unsigned long long), stream));
+    // With the total, in the same round trip, the widest segment's rows (the parts' threads).
+    auto* total_d = static_cast<unsigned long long*>(st.entry_total.ensure(2 * sizeof(unsigned long long)));
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(total_d, 0, 2 * sizeof(unsigned long long), stream));
+    if (w.parts > 1)
+      TESSERA_CUDA_CHECK(launch_sptrsv_widest_segment(ptr<int>(plan->seg_end), segments,
+                                                      reinterpret_cast<int*>(total_d + 1), stream));
     TESSERA_CUDA_CHECK(cudaMemsetAsync(counts + slabs, 0, sizeof(int), stream));
     int* const len = level;  // free since the scatter
     TESSERA_CUDA_CHECK(launch_sptrsv_entry_counts(plan->shape, ptr<int>(plan->order), rp, ci, plan->lanes, len, counts,
                                                   total_d, stream));
     TESSERA_CUDA_CHECK(launch_exclusive_scan(counts, slabs + 1, scan_scratch(slabs + 1), stream));
-    unsigned long long total = 0;
-    TESSERA_CUDA_CHECK(cudaMemcpyAsync(&total, total_d, sizeof total, cudaMemcpyDeviceToHost, stream));
+    unsigned long long totals[2] = {};
+    TESSERA_CUDA_CHECK(cudaMemcpyAsync(totals, total_d, sizeof totals, cudaMemcpyDeviceToHost, stream));
     note_host_wait();
     TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const unsigned long long total = totals[0];
+    int widest = 0;
+    std::memcpy(&widest, totals + 1, sizeof widest);
     if (total > static_cast<unsigned long long>(INT_MAX))  // the offsets are ints
       throw NotImplemented("cuda: sptrsv of a triangle whose rows, padded to their slabs, exceed 2^31 - 1 entries");
     // One allocation for the four arrays (each cudaMalloc of the analysis costs host time).
@@ -380,11 +387,13 @@ std::shared_ptr<SptrsvPlanData> CudaBackend::sptrsv_analyze(QueueImpl& q, Uplo u
     TESSERA_CUDA_CHECK(launch_sptrsv_entry_fill<T>(plan->shape, w, plan->smem_x, ptr<int>(plan->order), rp, ci,
                                                    static_cast<const T*>(A.values), ptr<T>(plan->inv_diag),
                                                    plan->lanes, len, counts, e, stream));
-    // Groups for sptrsv.walk_groups (one block) or sptrsv.part_groups (parts) times the mean rows
-    // of a part's level: a block of idle warps still issues every level's instructions, and a
-    // wider level takes further rounds.
+    // Groups (a row each a step): one block, sptrsv.walk_groups times the mean rows of a level;
+    // parts, sptrsv.part_groups quarters of the widest segment's rows (tiles are busy on a part of
+    // the levels only, so the mean over all of them is far below their width). A block of idle
+    // warps still issues every level's instructions, and a wider level takes further rounds.
     const std::int64_t groups =
-        tune_.get(w.parts > 1 ? "sptrsv.part_groups" : "sptrsv.walk_groups") * ((n + segments - 1) / segments);
+        w.parts > 1 ? (tune_.get("sptrsv.part_groups") * widest + 3) / 4
+                    : tune_.get("sptrsv.walk_groups") * ((n + segments - 1) / segments);
     plan->threads = 32;
     while (plan->threads < sptrsv_block_threads(w.parts > 1) && plan->threads < groups * plan->lanes)
       plan->threads *= 2;

@@ -318,6 +318,8 @@ struct SptrsvEntries {
   int* ecol = nullptr;
   T* eval = nullptr;
 };
+// *widest (zero on entry) = the most rows a segment holds (seg_end: the segments' ends).
+cudaError_t launch_sptrsv_widest_segment(const int* seg_end, int segments, int* widest, cudaStream_t stream);
 // Step 1: len[p] = position p's strict-triangle entries, slab_words[slab] = the words its slab
 // takes (scanned by the caller into the slabs' offsets: launch_exclusive_scan), *total (zero on
 // entry) += all slabs' words. lanes: a power of two.

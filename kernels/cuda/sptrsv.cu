@@ -372,6 +372,14 @@ __global__ void scatter_kernel(SptrsvShape s, SptrsvWalk w, const int* __restric
   order[atomicAdd(cursor + segment_of(s, w, level, row), 1)] = row;
 }
 
+__global__ __launch_bounds__(256) void widest_segment_kernel(const int* __restrict__ seg_end, int segments,
+                                                             int* __restrict__ widest) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  const int rows = k < segments ? seg_end[k] - (k == 0 ? 0 : seg_end[k - 1]) : 0;
+  const int most = __reduce_max_sync(kFullMask, rows);
+  if (threadIdx.x % 32 == 0 && most > 0) atomicMax(widest, most);
+}
+
 // Publishing and reading solved values (kSptrsvReadyBytes a row): a poll that sees a row's word
 // ready has its value in the same single (relaxed, single-copy atomic) 64-bit access, so a
 // dependency costs one L2 round trip, and the polls for all of a row's dependencies go out
@@ -894,6 +902,12 @@ bool walk_valid(const SptrsvShape& s, const SptrsvWalk& w) {
          (last_q / w.q_block + 1) * w.s_blocks <= w.parts && static_cast<I>(w.s_block) * w.q_block == w.part_rows;
 }
 }  // namespace
+
+cudaError_t launch_sptrsv_widest_segment(const int* seg_end, int segments, int* widest, cudaStream_t stream) {
+  if (segments < 1) return cudaErrorInvalidValue;
+  widest_segment_kernel<<<blocks_for(segments, 256), 256, 0, stream>>>(seg_end, segments, widest);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_sptrsv_partition_check(const SptrsvShape& s, const SptrsvWalk& tiles, const SptrsvWalk& contiguous,
                                           const int* row_ptr, const int* col_idx, unsigned long long* out,

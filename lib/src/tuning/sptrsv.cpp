@@ -100,9 +100,13 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // 4 against 2 (H200, session 30, parts 4, f32, ms): 48^3 Laplacian 0.192 against 0.291, 96^3
       // 0.545 against 0.859, 64^3 and 128^3 alike (0.252, 0.748): the widest (part, level)
       // segments hold several times the mean rows, and a second round of rows is not fetched ahead.
+      // Session 33 (tiled parts, busy on a part of the levels only): the rule above gave the 128^3
+      // Laplacian's 16 x 16 tiles 128 threads for at most 64 rows a level (0.487 ms; 2, 64
+      // threads: 0.477) and 96^3's 64 for at most 36 (0.358; 2, 32 threads: 0.704, a second
+      // round); now quarters of the widest segment's rows.
       {"sptrsv.part_groups",
-       "CUDA, parts that walk the levels: rows held a step, in multiples of the mean rows a part has a level (at "
-       "most 256 threads)",
+       "CUDA, parts that walk the levels: rows held a step, in quarters of the widest (level, part) segment's rows "
+       "(at most 256 threads)",
        1, 16, Shape::any, {{"cuda/*", 4}}},
       // The analysis's level chain (H200, 2026-11-30, session 31, f32 lower triangles, the second
       // analysis in ms; cuSPARSE's in brackets). Blocks with their own rows' levels in shared
