@@ -12,24 +12,38 @@ bcsstk16), h = 2 us, k = 6 ns, r = 3 us; it then reproduces 128^3 at 33 / 66 / 1
 (1.81 / 0.74 / 0.68 / 0.75 ms against 1.76 / 0.745 / 0.76 / 0.875 measured) and 96^3 at 66
 (0.83 against 0.848).
 
-    pip install numpy; python3 bench/models/sptrsv_parts.py 96 128
+Session 33 (tiles): with those constants the model puts 16 x 16 tiles at 128^3 at 0.43 ms against
+264 contiguous parts' 0.75 (the longest chain of parts that wait on each other: 32 against 264);
+measured (H200, same build, sptrsv.tiles 1 / 0) 0.487 against 0.569 ms: the chain is shorter, but
+a level's own cost (s) is most of what is left, more than the model's 0.6 us.
+
+    pip install numpy; python3 bench/models/sptrsv_parts.py 96 128 [--parts 264 | --tiles 16 16]
 """
 import argparse
 
 import numpy as np
 
 
-def walk_time_us(n, parts=66, threads=None, s=0.6, h=2.0, k=0.006, r=3.0):
-    """Model time of one solve, and the walk's shape: (us, parts, rows a part, threads, max rounds)."""
+def walk_time_us(n, parts=66, threads=None, s=0.6, h=2.0, k=0.006, r=3.0, tiles=None):
+    """Model time of one solve, and the walk's shape: (us, parts, rows a part, threads, max rounds).
+    tiles = (place blocks, plane blocks): the tiled walk (kernels/cuda/launch.hpp, SptrsvWalk) with
+    the band, a z plane, as the period; else contiguous parts."""
     rows = n ** 3
     idx = np.arange(rows)
     x, y, z = idx % n, (idx // n) % n, idx // (n * n)
     level = x + y + z
     levels = 3 * n - 2
-    parts = max(1, min(parts, rows // levels))  # as backends/cuda/sptrsv.cpp
-    part_rows = -(-rows // parts)
-    parts = -(-rows // part_rows)
-    part = idx // part_rows
+    if tiles is not None:
+        s_block, q_block = -(-n * n // tiles[0]), -(-n // tiles[1])
+        s_blocks = -(-n * n // s_block)
+        part = (z // q_block) * s_blocks + (x + n * y) // s_block
+        parts = int(part.max()) + 1
+        part_rows = s_block * q_block
+    else:
+        parts = max(1, min(parts, rows // levels))  # as backends/cuda/sptrsv.cpp
+        part_rows = -(-rows // parts)
+        parts = -(-rows // part_rows)
+        part = idx // part_rows
     if threads is None:  # the backend's rule: 2x the mean rows a part has a level, 32..256
         groups = 2 * -(-rows // (levels * parts))
         threads = 32
@@ -64,9 +78,11 @@ def main():
     ap.add_argument("n", type=int, nargs="+", help="grid edges")
     ap.add_argument("--parts", type=int, default=66)
     ap.add_argument("--threads", type=int, default=None, help="threads a block (default: the backend's rule)")
+    ap.add_argument("--tiles", type=int, nargs=2, metavar=("S", "Q"), default=None,
+                    help="tiled parts: S blocks of a z plane's places by Q blocks of planes")
     a = ap.parse_args()
     for n in a.n:
-        us, parts, part_rows, threads, rounds = walk_time_us(n, a.parts, a.threads)
+        us, parts, part_rows, threads, rounds = walk_time_us(n, a.parts, a.threads, tiles=a.tiles)
         print(f"{n}^3: {parts} parts of {part_rows} rows, {threads} threads, up to {rounds} rounds: {us / 1000:.3f} ms")
 
 
