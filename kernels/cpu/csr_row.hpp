@@ -127,9 +127,49 @@ HWY_INLINE T RowDotQuads(const std::int32_t* HWY_RESTRICT col, const T* HWY_REST
   if (k < len) s += val[k] * xb[col[k]];
   return s;
 }
+
+// Rows of at most kShortQuadsMax f64 entries the same way, without a loop or a branch (the
+// short-row path where gathers do not pay, as RowDotShort is where they do): always eight
+// columns and values from the row's start; the lanes past len hold the next rows' entries, whose
+// products are dropped (IfThenElseZero, so an Inf or NaN in x there stays out). The caller
+// guarantees eight readable entries. On the Zen 5 VM (2 threads, f64) vsp_model1 0.149-0.154 ->
+// 0.100-0.101 ms against the masked gather. Every row this way (whole steps of eight, then the
+// rest as two masked quads) lost to RowDotQuads's tail branches: Dubcova1 0.035 -> 0.047 ms,
+// cage11 0.080 -> 0.107 (bench/RESULTS.md, session 33).
+HWY_INLINE double RowDotShortQuads(const std::int32_t* HWY_RESTRICT col, const double* HWY_RESTRICT val,
+                                   const double* x, std::size_t len) {
+  const hn::FixedTag<double, 2> d2;
+  const hn::FixedTag<double, 4> d4;
+  const auto pair = [&](std::size_t k) {
+    std::uint64_t c;
+    std::memcpy(&c, col + k, sizeof c);
+    return hn::InterleaveLower(d2, hn::Set(d2, x[static_cast<std::uint32_t>(c)]),
+                               hn::Set(d2, x[static_cast<std::uint32_t>(c >> 32)]));
+  };
+  const auto p0 = hn::Mul(hn::LoadU(d4, val), hn::Combine(d4, pair(2), pair(0)));
+  const auto p1 = hn::Mul(hn::LoadU(d4, val + 4), hn::Combine(d4, pair(6), pair(4)));
+  const auto sum = hn::Add(hn::IfThenElseZero(hn::FirstN(d4, len), p0),
+                           hn::IfThenElseZero(hn::FirstN(d4, len > 4 ? len - 4 : 0), p1));
+  return hn::GetLane(hn::SumOfLanes(d4, sum));
+}
 #else
 #define TESSERA_ROW_DOT_QUADS 0
 #endif
+
+// RowDotShortQuads's longest row (and the entries it reads), and the call for any type: the
+// scalar loop where it does not exist (the callers take it only where it does: kShortQuads in
+// spmv.cpp).
+constexpr std::size_t kShortQuadsMax = 8;
+template <class T, class Idx>
+HWY_INLINE T RowDotScalar(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len,
+                          std::int32_t base);
+template <class T, class Idx>
+HWY_INLINE T ShortQuadsDot(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* x, std::size_t len) {
+#if TESSERA_ROW_DOT_QUADS
+  if constexpr (sizeof(T) == 8 && !kNarrow<Idx>) return RowDotShortQuads(col, val, x, len);
+#endif
+  return RowDotScalar(col, val, x, len, 0);
+}
 
 // The same in scalar code, for rows too short to fill a vector; two chains so that rows of
 // 5-10 entries are not bound by the FMA latency. x + base: the narrow offsets index from the

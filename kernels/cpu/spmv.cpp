@@ -14,6 +14,10 @@
 
 #include "kernels/cpu/csr_row.hpp"
 
+namespace tessera::cpu {
+bool gathers_pay_off();  // below (HWY_ONCE)
+}  // namespace tessera::cpu
+
 HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -32,11 +36,18 @@ constexpr std::int64_t kPrefetchAhead = 256;
 // only cost, hence the switch. The column indices it reads are read again a row or two later.
 constexpr std::int64_t kPrefetchX = 128;
 
+// The short rows (kShortGather) as RowDotShortQuads where eight entries from the row's start
+// are in the range: f64 with int32 columns on x86 where gathers do not pay (gathers_pay_off,
+// below).
+template <class T, class Idx>
+constexpr bool kShortQuads = TESSERA_ROW_DOT_QUADS && sizeof(T) == 8 && !kNarrow<Idx>;
+
 template <bool kReadY, bool kPrefetchXOn, bool kShortGather, class T, class Idx>
 TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, const Idx* HWY_RESTRICT col,
                                    const T* HWY_RESTRICT val, const T* HWY_RESTRICT x, T alpha, T beta,
                                    T* HWY_RESTRICT y, std::int64_t row_begin, std::int64_t row_end,
                                    std::int64_t gather_min_len, bool prefetch_streams) {
+  const bool short_quads = kShortQuads<T, Idx> && kShortGather && !::tessera::cpu::gathers_pay_off();
   const std::int64_t short_max = static_cast<std::int64_t>(ShortRowMax<T>());
   const std::int64_t nnz_end = row_ptr[row_end];  // col is not read past the range
   std::int64_t x_ahead = std::min(row_ptr[row_begin] + kPrefetchX, nnz_end);
@@ -51,8 +62,11 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
         hwy::Prefetch(x + col[x_ahead]);
     }
     const std::int32_t base = kNarrow<Idx> ? static_cast<std::int32_t>(i) : 0;
+    constexpr auto kQuadsMax = static_cast<std::int64_t>(kShortQuadsMax);
     T s;
-    if (kShortGather && len <= short_max)
+    if (short_quads && len <= kQuadsMax && b + kQuadsMax <= nnz_end)
+      s = ShortQuadsDot(col + b, val + b, x, static_cast<std::size_t>(len));
+    else if (kShortGather && !short_quads && len <= short_max)
       s = RowDotShort(col + b, val + b, x, static_cast<std::size_t>(len), base);
     else
       s = RowDot(col + b, val + b, x, static_cast<std::size_t>(len), static_cast<std::size_t>(gather_min_len), base);
