@@ -335,3 +335,28 @@ TEST_CASE_TEMPLATE("sptrsv: NaN in b, the all-ones NaN among them, reaches exact
     }
   });
 }
+
+TEST_CASE_TEMPLATE("sptrsv: a 9-point 2D stencil's triangles (cuda parts: tiles refused, fallback to contiguous)", T,
+                   float, double) {
+  // The 9-point stencil's band is a line plus one, and the entry a line back and one ahead lands
+  // a period back in a later block of places: the analysis must find that dependency on a later
+  // part and keep contiguous parts (forced through the parts walk on the GPU machine:
+  // sptrsv.syncfree=1). Diagonally dominant: 9 on the diagonal, -1 around.
+  const int g = 61;
+  HostCsr<T> h;
+  h.rows = h.cols = static_cast<std::int64_t>(g) * g;
+  h.row_ptr.assign(1, 0);
+  for (int j = 0; j < g; ++j)
+    for (int i = 0; i < g; ++i) {
+      for (int dj = -1; dj <= 1; ++dj)
+        for (int di = -1; di <= 1; ++di) {
+          const int ii = i + di, jj = j + dj;
+          if (ii < 0 || ii >= g || jj < 0 || jj >= g) continue;
+          h.col_idx.push_back(jj * g + ii);
+          h.values.push_back(di == 0 && dj == 0 ? T(9) : T(-1));
+        }
+      h.row_ptr.push_back(static_cast<std::int32_t>(h.col_idx.size()));
+    }
+  std::uint32_t seed = 4200;
+  for (Uplo uplo : {Uplo::lower, Uplo::upper}) sptrsv_case(h, uplo, Diag::non_unit, "9-point 61 x 61", seed += 3);
+}
