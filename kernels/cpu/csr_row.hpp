@@ -95,18 +95,27 @@ HWY_INLINE T RowDotGather(const Idx* HWY_RESTRICT col, const T* HWY_RESTRICT val
 #undef TESSERA_ROW_DOT_QUADS
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 #define TESSERA_ROW_DOT_QUADS 1
+// x[col[0]], x[col[1]] as one vector, both columns from one 8-byte load (x86: little endian);
+// XQuad: col[0..4) likewise.
+template <class T>
+HWY_INLINE hn::Vec<hn::FixedTag<T, 2>> XPair(const std::int32_t* HWY_RESTRICT col, const T* x) {
+  const hn::FixedTag<T, 2> d2;
+  std::uint64_t c;
+  std::memcpy(&c, col, sizeof c);
+  return hn::InterleaveLower(d2, hn::Set(d2, x[static_cast<std::uint32_t>(c)]),
+                             hn::Set(d2, x[static_cast<std::uint32_t>(c >> 32)]));
+}
+template <class T>
+HWY_INLINE hn::Vec<hn::FixedTag<T, 4>> XQuad(const std::int32_t* HWY_RESTRICT col, const T* x) {
+  return hn::Combine(hn::FixedTag<T, 4>(), XPair(col + 2, x), XPair(col, x));
+}
 template <class T>
 HWY_INLINE T RowDotQuads(const std::int32_t* HWY_RESTRICT col, const T* HWY_RESTRICT val, const T* xb,
                          std::size_t len) {
   const hn::FixedTag<T, 2> d2;
   const hn::FixedTag<T, 4> d4;
-  const auto pair = [&](std::size_t k) {  // x[col[k]], x[col[k + 1]] (x86: little endian)
-    std::uint64_t c;
-    std::memcpy(&c, col + k, sizeof c);
-    return hn::InterleaveLower(d2, hn::Set(d2, xb[static_cast<std::uint32_t>(c)]),
-                               hn::Set(d2, xb[static_cast<std::uint32_t>(c >> 32)]));
-  };
-  const auto quad = [&](std::size_t k) { return hn::Combine(d4, pair(k + 2), pair(k)); };
+  const auto pair = [&](std::size_t k) { return XPair(col + k, xb); };
+  const auto quad = [&](std::size_t k) { return XQuad(col + k, xb); };
   auto a0 = hn::Zero(d4), a1 = a0;
   std::size_t k = 0;
   for (; k + 8 <= len; k += 8) {
@@ -138,16 +147,9 @@ HWY_INLINE T RowDotQuads(const std::int32_t* HWY_RESTRICT col, const T* HWY_REST
 // cage11 0.080 -> 0.107 (bench/RESULTS.md, session 33).
 HWY_INLINE double RowDotShortQuads(const std::int32_t* HWY_RESTRICT col, const double* HWY_RESTRICT val,
                                    const double* x, std::size_t len) {
-  const hn::FixedTag<double, 2> d2;
   const hn::FixedTag<double, 4> d4;
-  const auto pair = [&](std::size_t k) {
-    std::uint64_t c;
-    std::memcpy(&c, col + k, sizeof c);
-    return hn::InterleaveLower(d2, hn::Set(d2, x[static_cast<std::uint32_t>(c)]),
-                               hn::Set(d2, x[static_cast<std::uint32_t>(c >> 32)]));
-  };
-  const auto p0 = hn::Mul(hn::LoadU(d4, val), hn::Combine(d4, pair(2), pair(0)));
-  const auto p1 = hn::Mul(hn::LoadU(d4, val + 4), hn::Combine(d4, pair(6), pair(4)));
+  const auto p0 = hn::Mul(hn::LoadU(d4, val), XQuad(col, x));
+  const auto p1 = hn::Mul(hn::LoadU(d4, val + 4), XQuad(col + 4, x));
   const auto sum = hn::Add(hn::IfThenElseZero(hn::FirstN(d4, len), p0),
                            hn::IfThenElseZero(hn::FirstN(d4, len > 4 ? len - 4 : 0), p1));
   return hn::GetLane(hn::SumOfLanes(d4, sum));
