@@ -293,6 +293,10 @@ cudaError_t launch_sptrsv_levels_solve(const SptrsvShape& s, const SptrsvLevelTa
 // block), and every row is published there.
 constexpr int kSptrsvBlockThreads = 512;
 constexpr int kSptrsvBlockEntries = 8;
+// Parts hold fewer, for three rows' worth of registers (two levels ahead): lanes are chosen for
+// rows of twice the mean length in kSptrsvBlockEntries, so a mean row still fits; longer ones
+// load the rest as they go.
+constexpr int kSptrsvPartEntries = 4;
 // Parts hold the published words of their entries too: 256 threads leave them the registers
 // (f64 spilled at 512's 128).
 constexpr int sptrsv_block_threads(bool parts) { return parts ? kSptrsvBlockThreads / 2 : kSptrsvBlockThreads; }

@@ -715,7 +715,7 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
     const int* __restrict__ ecol, const T* __restrict__ eval, const T* __restrict__ inv_pos, const T* b, T* x,
     void* ready, int epoch, int* __restrict__ ticket, int ticket_base, int sleep_ns) {
   using P = Published<T>;
-  constexpr int G = kSptrsvBlockEntries;
+  constexpr int G = PARTS ? kSptrsvPartEntries : kSptrsvBlockEntries;
   const int groups = blockDim.x / LANES;
   extern __shared__ __align__(16) unsigned char block_smem[];
   T* xs = reinterpret_cast<T*>(block_smem);
@@ -778,8 +778,7 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   auto poll = [&](Row& r) {
     if constexpr (PARTS) {
 #pragma unroll
-      for (int k = 0; k < G; ++k)
-        if (r.c[k] >= 0) r.word[k] = P::load(ready, r.c[k]);
+      for (int k = 0; k < G; ++k) r.word[k] = r.c[k] >= 0 ? P::load(ready, r.c[k]) : typename P::Word(0);
     }
   };
   // A column in the part (c < 0, not kNone): written by this block before the last barrier.
@@ -790,9 +789,26 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   // Every thread calls it (the group's lanes meet in shuffles).
   auto solve = [&](const Row& r) {
     T sum = 0;
+    bool missing = false;
+    if constexpr (PARTS) {
+      // Without a branch an entry (a predicated read of the part's x, a select): only a word
+      // polled before its row was published sends the row down the waiting path below, which
+      // sums the same products in the same order.
+#pragma unroll
+      for (int k = 0; k < G; ++k) {
+        const int c = r.c[k];
+        const bool here = c < 0 && c != kNone;
+        T polled;
+        const bool ok = P::ready(r.word[k], epoch, polled);
+        const T local = here ? xval(c) : T(0);
+        missing |= c >= 0 && !ok;
+        sum += r.v[k] * (here ? local : (c >= 0 ? polled : T(0)));
+      }
+    }
+    if (missing) sum = 0;
 #pragma unroll
     for (int k = 0; k < G; ++k)
-      if (r.c[k] != kNone) {
+      if ((!PARTS || missing) && r.c[k] != kNone) {
         T xj = 0;
         if (!PARTS || r.c[k] < 0) {  // one part: every column is in it
           xj = xval(r.c[k]);
@@ -839,21 +855,29 @@ __global__ __launch_bounds__(sptrsv_block_threads(PARTS)) void solve_block_kerne
   poll(r0);
   int4 f0 = none, f1 = info_at(s1, s1.x + g);
   if constexpr (PARTS) {
-    // Parts: one register set, copied each level, measured faster than the two sets below
-    // (session 29, f32: 0.75-0.76 against 0.89-0.91 ms); start's two loads written out.
-    // The bounds loaded ahead: f64 128^3 Laplacian 1.34 -> 0.98 ms (session 30); f32 ran its
-    // own loop with the bounds loaded where used until session 33, then 0.487 ahead against
-    // 0.649 ms (H200, 128^3, tiled parts).
+    // Parts: rows two levels ahead, positions three, bounds four, one register set copied each
+    // level (session 29: faster than two sets taken in turn, f32 0.75-0.76 against 0.89-0.91
+    // ms). A level of a part is a single warp's latency (64-128 threads, one warp a scheduler),
+    // so what it waits for shows: ncu (H200, 128^3 f32) had the copy at the loop's end wait for
+    // the rows loaded one level ahead (the most sampled stall after the barrier); two ahead,
+    // with four entries held (kSptrsvPartEntries) and the held entries summed without a
+    // branch, the 128^3 Laplacian took 0.477 -> 0.442 ms f32 and 0.486 -> 0.458 f64 (session
+    // 34; bench/RESULTS.md). Earlier: the bounds loaded ahead, f64 1.34 -> 0.98 ms (session 30).
+    Row r2 = load(f1);
+    int4 f3 = info_at(s2, s2.x + g);
+    int2 s3 = seg(3);
     for (int L = 0; L < w.levels; ++L) {
       const Row cur = r0;
-      const int2 s3 = seg(L + 3);
-      const int4 f2 = info_at(s2, s2.x + g);
-      r0 = load(f1);
-      f1 = f2;
+      r0 = r2;
+      const int2 s4 = seg(L + 4);
+      const int4 f4 = info_at(s3, s3.x + g);
+      r2 = load(f3);
+      f3 = f4;
       finish(s0, cur, r0);
       s0 = s1;
       s1 = s2;
       s2 = s3;
+      s3 = s4;
     }
   } else {
     // Two register sets taken in turn (the loop unrolled by 2), so nothing waits for the loads
