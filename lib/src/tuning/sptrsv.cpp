@@ -103,7 +103,8 @@ const std::vector<ParamSpec>& sptrsv_params() {
       // Session 33 (tiled parts, busy on a part of the levels only): the rule above gave the 128^3
       // Laplacian's 16 x 16 tiles 128 threads for at most 64 rows a level (0.487 ms; 2, 64
       // threads: 0.477) and 96^3's 64 for at most 36 (0.358; 2, 32 threads: 0.704, a second
-      // round); now quarters of the widest segment's rows.
+      // round); now quarters of the widest segment's rows. Session 34 (the walk two levels ahead,
+      // f32 / f64 ms): 2 lost (128^3 0.948 / 1.031 against 0.441 / 0.414), 8 within 1 % of 4.
       {"sptrsv.part_groups",
        "CUDA, parts that walk the levels: rows held a step, in quarters of the widest (level, part) segment's rows "
        "(at most 256 threads)",
