@@ -472,6 +472,12 @@ std::vector<CaseSpec> matrix_market_cases(const std::vector<std::string>& paths,
       cases.push_back(c);
       continue;
     }
+    if (op == Op::spmm) {  // the spmv case's matrix times k = 8 and k = 32 columns
+      c.op = Op::spmv;
+      const auto k = spmm_of({c});
+      cases.insert(cases.end(), k.begin(), k.end());
+      continue;
+    }
     if (op == Op::cg) {  // Jacobi, 50 iterations, and IC(0) to the tolerance
       c.sizes = {{"iters", 50}};
       c.name = describe(c);

@@ -55,7 +55,7 @@ bool parse_cli(int argc, char** argv, Options& out, int& exit_code) {
   app.add_option("--report", out.report_dir,
                  "write DIR/index.html: a self-contained page with charts (bars per device and implementation, "
                  "time-against-size lines for series), viewable offline");
-  app.add_option("--matrix", out.matrices, "Matrix Market file or folder of them: adds spmv cases, cg cases (SPD files only: Jacobi and IC(0)) and bicgstab cases (ILU(0)), repeatable");
+  app.add_option("--matrix", out.matrices, "Matrix Market file or folder of them: adds spmv cases, spmm cases (k = 8 and 32), cg cases (SPD files only: Jacobi and IC(0)) and bicgstab cases (ILU(0)), repeatable");
   app.add_option("--filter", out.case_filter, "run only cases whose name contains one of these substrings")
       ->delimiter(',');
   app.add_option("--min-time", out.min_time_s, "seconds of timed calls per measurement (default 0.3)")

@@ -71,13 +71,13 @@ std::vector<Unit> plan_units(const Options& o, bool gpu_timed) {
     } else {
       cases = default_cases(op, o.size);
     }
-    if (op == Op::spmv && !o.sweep) {
+    if ((op == Op::spmv || op == Op::spmm) && !o.sweep) {  // spmm: the same matrices, k = 8 and 32
       std::vector<std::string> mtx = o.matrices;
       if (o.size == "large" && o.explicit_cases.empty()) {
         const auto extra = large_collection_matrices(TESSERA_BENCH_DEFAULT_MATRIX_DIR);
         mtx.insert(mtx.end(), extra.begin(), extra.end());
       }
-      const auto m = matrix_market_cases(mtx);
+      const auto m = matrix_market_cases(mtx, op);
       cases.insert(cases.end(), m.begin(), m.end());
     }
     if (op == Op::sptrsv && !o.sweep) {  // the lower triangles of real matrices
