@@ -1,7 +1,7 @@
 // spmm: Y = alpha * A * X + beta * Y on every device against the reference (bound in
 // support/spmm.hpp): k = 1, 3, 8, 17, 32, 33, 64 (one column, the tails of every vector width,
 // two passes on CUDA), irregular matrices (random with empty rows, power law, one dense row,
-// unsorted columns, an empty matrix), blocks at offsets with padded leading dimensions, alpha and
+// unsorted columns, an empty matrix; rows of 20 011 entries, cut into chunks on CUDA), blocks at offsets with padded leading dimensions, alpha and
 // beta including beta = 0 over a NaN-filled Y. Real matrices: test_real_matrices.cpp.
 #include <doctest/doctest.h>
 
@@ -84,6 +84,20 @@ TEST_CASE_TEMPLATE("spmm: k = 1..64, irregular matrices, alpha and beta", T, flo
         seed += 2;
         spmm_case<T>(h, name, k, ab.alpha, ab.beta, ab.nan_y, {}, seed);
       }
+}
+
+// Rows of thousands of entries beside short ones: on CUDA the long rows are cut into chunks
+// (8 192 entries at k = 1, 1 024 at k = 8, 256 from k = 32 on), summed per chunk and then per row,
+// in passes of 64 columns past k = 64.
+TEST_CASE_TEMPLATE("spmm: rows of thousands of entries (chunks, passes)", T, float, double) {
+  const HostCsr<T> base = local_random_csr<T>(90, 20011, 0, 7, 61, true, 0.1);
+  const HostCsr<T> h = with_dense_row(with_dense_row(with_dense_row(base, 3), 40), 89);
+  std::uint32_t seed = 200;
+  for (const std::int64_t k : {std::int64_t{1}, std::int64_t{8}, std::int64_t{33}, std::int64_t{100}}) {
+    seed += 2;
+    spmm_case<T>(h, "three dense rows of 20011", k, 0.5, -1.5, false, {}, seed);
+    spmm_case<T>(h, "three dense rows of 20011", k, -1.0, 0.0, true, {1, 2, 3}, seed + 1);
+  }
 }
 
 TEST_CASE_TEMPLATE("spmm: blocks at offsets with padded leading dimensions", T, float, double) {

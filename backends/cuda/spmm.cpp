@@ -1,6 +1,7 @@
 // SpMM on CUDA: kernels/cuda/spmm.cu, spmm.block threads a block (tuning/spmm.cpp). A matrix
 // whose longest row (CsrStats, known since it was built) exceeds spmm.long_row takes the
-// long-row path: its long rows listed on the device into the queue's scratch, then a block each.
+// long-row path: its long rows listed and cut into chunks on the device, in the queue's scratch
+// (sized for the most long rows and chunks the matrix can have: launch.hpp).
 #include <algorithm>
 
 #include "cuda_backend.hpp"
@@ -9,9 +10,9 @@
 
 namespace tessera::cuda {
 
-// A queue's list of long rows and its count.
+// A queue's scratch for long rows: the two counts, the rows, the chunks, the chunks' sums.
 struct CudaBackend::SpmmState {
-  DeviceBuffer list;
+  DeviceBuffer scratch;
 
   static SpmmState& of(CudaQueue& q) {
     if (!q.state.spmm) q.state.spmm = std::make_shared<SpmmState>();
@@ -38,13 +39,21 @@ void CudaBackend::spmm(QueueImpl& q, double alpha, const CsrView& A, const MatVi
   a.block = tune_.get("spmm.block");
   const std::int64_t long_row = tune_["spmm.long_row"];
   if (long_row > 0 && A.stats.max_row > long_row) {
-    const std::int64_t max_long = A.nnz / (long_row + 1) + 1;
-    int* buf = static_cast<int*>(
-        SpmmState::of(queue_of(q)).list.ensure(static_cast<std::size_t>(max_long + 1) * sizeof(int)));
+    const int chunk = spmm_long_chunk(a.k);
+    const std::int64_t max_rows = spmm_long_rows(A.nnz, long_row), max_chunks = spmm_long_chunks(A.nnz, long_row, chunk);
+    const std::int64_t pass = std::min<std::int64_t>(a.k, kSpmmLongPass);
+    const std::size_t list_at = 16, chunks_at = list_at + static_cast<std::size_t>(max_rows) * sizeof(int4);
+    const std::size_t partial_at = chunks_at + static_cast<std::size_t>(max_chunks) * sizeof(int2);
+    auto* base = static_cast<unsigned char*>(SpmmState::of(queue_of(q)).scratch.ensure(
+        partial_at + static_cast<std::size_t>(max_chunks * pass) * sizeof(T)));
+    a.long_rows = true;
     a.long_row = static_cast<int>(long_row);
-    a.long_count = buf;
-    a.long_list = buf + 1;
-    a.long_blocks = static_cast<int>(std::min<std::int64_t>(max_long, 8LL * sm_count()));
+    a.long_chunk = chunk;
+    a.long_counts = reinterpret_cast<int*>(base);
+    a.long_list = reinterpret_cast<int4*>(base + list_at);
+    a.long_chunks = reinterpret_cast<int2*>(base + chunks_at);
+    a.long_partial = reinterpret_cast<T*>(base + partial_at);
+    a.long_blocks = static_cast<int>(std::min<std::int64_t>(max_chunks, 8LL * sm_count()));
   }
   TESSERA_CUDA_CHECK(launch_spmm<T>(a, stream_of(q)));
 }

@@ -498,11 +498,30 @@ constexpr int gemm_wgmma_tile_n(MathMode m) { return m == MathMode::tf32x3 ? 128
 
 // ---------------------------------------------------------------- spmm (CSR x dense)
 // Y = alpha A X + beta Y, X and Y row-major (leading dimensions ldx, ldy), k columns; `block`
-// threads a block (a multiple of 32). read_y == false: beta == 0, Y is not read. With long_list
-// set, rows of more than long_row entries are listed there (long_count: one int, the launch
-// clears it; the list holds at most nnz / (long_row + 1) rows) and computed by long_blocks
-// blocks of kSpmmLongThreads, each row by one block.
+// threads a block (a multiple of 32). read_y == false: beta == 0, Y is not read. With long set,
+// rows of more than long_row entries are listed on the device (long_counts: two ints, the launch
+// clears them; at most nnz / (long_row + 1) rows in long_list) and cut into chunks of
+// long_chunk entries (long_chunks: at most spmm_long_chunks(nnz, long_row, long_chunk)), each
+// chunk's sums over at most kSpmmLongPass columns at a time written to long_partial (that many
+// chunks x that many columns), then added in chunk order per row: one SM no longer walks a row
+// of thousands of entries alone, and a row's result does not depend on the run.
 constexpr int kSpmmLongThreads = 256;
+constexpr int kSpmmLongPass = 64;
+// Entries a group of a chunk's block takes in turn: its lanes' loads of X, unrolled by 4, stay in
+// flight across them.
+constexpr int kSpmmChunkSteps = 32;
+// The lanes a row's group has (the columns across them): the power of two >= k, at most 32.
+constexpr int spmm_lanes(std::int64_t k) {
+  int w = 1;
+  while (w < 32 && w < k) w *= 2;
+  return w;
+}
+constexpr int spmm_long_chunk(std::int64_t k) { return kSpmmLongThreads / spmm_lanes(k) * kSpmmChunkSteps; }
+// Every long row has at most len / chunk + 1 chunks.
+constexpr std::int64_t spmm_long_rows(std::int64_t nnz, std::int64_t long_row) { return nnz / (long_row + 1) + 1; }
+constexpr std::int64_t spmm_long_chunks(std::int64_t nnz, std::int64_t long_row, int chunk) {
+  return nnz / chunk + spmm_long_rows(nnz, long_row);
+}
 template <class T>
 struct SpmmArgs {
   std::int64_t rows = 0, k = 0;
@@ -516,10 +535,13 @@ struct SpmmArgs {
   T* Y = nullptr;
   std::int64_t ldy = 0;
   int block = 256;
-  int long_row = 0;
-  int* long_list = nullptr;
-  int* long_count = nullptr;
-  int long_blocks = 0;
+  bool long_rows = false;
+  int long_row = 0, long_chunk = 0;
+  int* long_counts = nullptr;  // [0]: long rows, [1]: chunks
+  int4* long_list = nullptr;   // row, first chunk, chunks
+  int2* long_chunks = nullptr;  // row, chunk index within it
+  T* long_partial = nullptr;
+  int long_blocks = 0;  // blocks of the chunk and sum kernels
 };
 template <class T>
 cudaError_t launch_spmm(const SpmmArgs<T>& a, cudaStream_t stream);

@@ -7,9 +7,11 @@
 // Rows longer than `long_row` (skewed, e.g. power-law, matrices): one group walking a row of
 // thousands of entries would finish long after every other group (on a 2M-row power-law matrix
 // with rows up to 20000, k = 8: 0.56x cuSPARSE, bench/RESULTS.md session 7). The row kernel
-// skips them; a listing pass collects them, and a block per long row splits its entries over
-// all of its groups (entry p to group p mod G), whose partial sums meet in shared memory in
-// group order: each row's result is still computed by one block, in a fixed order.
+// skips them; a listing pass collects them and cuts each into chunks (launch.hpp), a block per
+// chunk splits its entries over all of its groups (entry p to group p mod G) whose partial sums
+// meet in shared memory in group order, and a last pass adds each row's chunks in order: a row's
+// result is computed in a fixed order. (One block a whole long row, session 15's form, left the
+// 17 663-entry rows of vsp_model1 on one SM: 0.18-0.26x cuSPARSE there, session 34.)
 #include <algorithm>
 #include <climits>
 
@@ -20,19 +22,28 @@ namespace tessera::cuda {
 namespace {
 
 // s[c] = the sum over entries p = first, first + stride, ... < end of A's entry times X's
-// column j0 + lane + c W (columns past k left 0).
-template <class T, int W, int C>
+// column j0 + lane + c W (columns past k left 0). UNROLLED: the chunks' walks ask for four
+// entries a step, so that four entries' loads of X are in flight; the rows' short walks keep the
+// compiler's own choice (asked for four too, the real matrices' products took 6-14 % longer on an
+// H200, and for none, longer still: session 34).
+template <class T, int W, int C, bool UNROLLED = false>
 __device__ __forceinline__ void entry_sums(int first, int end, int stride, std::int64_t k, std::int64_t j0, int lane,
                                            const int* __restrict__ col_idx, const T* __restrict__ values,
                                            const T* __restrict__ X, std::int64_t ldx, T (&s)[C]) {
 #pragma unroll
   for (int c = 0; c < C; ++c) s[c] = T(0);
-  for (int p = first; p < end; p += stride) {
+  const auto entry = [&](int p) {
     const T a = values[p];
     const T* x = X + static_cast<std::int64_t>(col_idx[p]) * ldx + j0 + lane;
 #pragma unroll
     for (int c = 0; c < C; ++c)
       if (j0 + lane + c * W < k) s[c] = fma(a, x[c * W], s[c]);
+  };
+  if constexpr (UNROLLED) {
+#pragma unroll 4
+    for (int p = first; p < end; p += stride) entry(p);
+  } else {
+    for (int p = first; p < end; p += stride) entry(p);
   }
 }
 
@@ -65,44 +76,68 @@ __global__ void spmm_kernel(std::int64_t rows, std::int64_t k, const int* __rest
   }
 }
 
-// The rows longer than long_row, listed in any order (each is then computed by one block).
-__global__ void spmm_list_long_kernel(std::int64_t rows, const int* __restrict__ row_ptr, int long_row,
-                                      int* __restrict__ list, int* __restrict__ count) {
+// The rows longer than long_row, listed in any order, each with its run of chunks.
+__global__ void spmm_list_long_kernel(std::int64_t rows, const int* __restrict__ row_ptr, int long_row, int chunk,
+                                      int4* __restrict__ list, int2* __restrict__ chunks, int* __restrict__ counts) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row < rows && row_ptr[row + 1] - row_ptr[row] > long_row) list[atomicAdd(count, 1)] = static_cast<int>(row);
+  if (row >= rows) return;
+  const int len = row_ptr[row + 1] - row_ptr[row];
+  if (len <= long_row) return;
+  const int n = (len + chunk - 1) / chunk;
+  const int first = atomicAdd(counts + 1, n);
+  list[atomicAdd(counts, 1)] = make_int4(static_cast<int>(row), first, n, 0);
+  for (int c = 0; c < n; ++c) chunks[first + c] = make_int2(static_cast<int>(row), c);
 }
 
-// A block per listed row (grid-stride over the list): G = blockDim / W groups take the row's
-// entries in turn, then group 0 adds the G partial sums in group order.
+// A block per chunk (grid-stride over the chunks): G = blockDim / W groups take its entries in
+// turn, group 0 adds their sums in group order into the chunk's row of `partial` (k columns of X
+// from X's column 0: the caller offsets X by the pass).
 template <class T, int W, int C>
-__global__ __launch_bounds__(kSpmmLongThreads) void spmm_long_kernel(
+__global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
     std::int64_t k, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
-    const T* __restrict__ X, std::int64_t ldx, T alpha, T beta, bool read_y, T* __restrict__ Y, std::int64_t ldy,
-    const int* __restrict__ list, const int* __restrict__ count) {
+    const T* __restrict__ X, std::int64_t ldx, int chunk, const int2* __restrict__ chunks,
+    const int* __restrict__ counts, T* __restrict__ partial) {
   constexpr int G = kSpmmLongThreads / W;
   __shared__ T part[G][W * C];
   const int g = threadIdx.x / W, lane = threadIdx.x % W;
-  const int n = *count;
-  for (int li = blockIdx.x; li < n; li += gridDim.x) {
-    const std::int64_t row = list[li];
-    const int begin = row_ptr[row], end = row_ptr[row + 1];
-    T* y = Y + row * ldy;
+  const int n = counts[1];
+  for (int t = blockIdx.x; t < n; t += gridDim.x) {
+    const int2 rc = chunks[t];
+    const int first = row_ptr[rc.x] + rc.y * chunk, end = min(row_ptr[rc.x + 1], first + chunk);
     for (std::int64_t j0 = 0; j0 < k; j0 += W * C) {
       T s[C];
-      entry_sums<T, W, C>(begin + g, end, G, k, j0, lane, col_idx, values, X, ldx, s);
+      entry_sums<T, W, C, true>(first + g, end, G, k, j0, lane, col_idx, values, X, ldx, s);
 #pragma unroll
       for (int c = 0; c < C; ++c) part[g][lane + c * W] = s[c];
       __syncthreads();
       if (g == 0) {
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-          if (j0 + lane + c * W >= k) continue;
-          T t = part[0][lane + c * W];
-          for (int h = 1; h < G; ++h) t += part[h][lane + c * W];
-          store_entry(alpha, t, beta, read_y, y, j0 + lane + c * W);
+          const std::int64_t j = j0 + lane + c * W;
+          if (j >= k) continue;
+          T sum = part[0][lane + c * W];
+          for (int h = 1; h < G; ++h) sum += part[h][lane + c * W];
+          partial[static_cast<std::int64_t>(t) * k + j] = sum;
         }
       }
-      __syncthreads();  // part is read before the next pass or row overwrites it
+      __syncthreads();  // part is read before the next pass or chunk overwrites it
+    }
+  }
+}
+
+// A block per long row (grid-stride): its chunks' sums added in chunk order, then stored.
+template <class T>
+__global__ void spmm_chunk_sum_kernel(std::int64_t k, const int4* __restrict__ list, const int* __restrict__ counts,
+                                      const T* __restrict__ partial, T alpha, T beta, bool read_y, T* __restrict__ Y,
+                                      std::int64_t ldy) {
+  const int n = counts[0];
+  for (int li = blockIdx.x; li < n; li += gridDim.x) {
+    const int4 r = list[li];
+    T* y = Y + static_cast<std::int64_t>(r.x) * ldy;
+    for (std::int64_t j = threadIdx.x; j < k; j += blockDim.x) {
+      T sum = partial[static_cast<std::int64_t>(r.y) * k + j];
+      for (int c = 1; c < r.z; ++c) sum += partial[static_cast<std::int64_t>(r.y + c) * k + j];
+      store_entry(alpha, sum, beta, read_y, y, j);
     }
   }
 }
@@ -111,18 +146,25 @@ template <class T, int W, int C>
 cudaError_t launch(const SpmmArgs<T>& a, cudaStream_t stream) {
   const std::int64_t blocks = (a.rows * W + a.block - 1) / a.block;
   if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-  const int long_row = a.long_list != nullptr ? a.long_row : INT_MAX;
-  if (a.long_list != nullptr) {
-    if (cudaError_t e = cudaMemsetAsync(a.long_count, 0, sizeof(int), stream); e != cudaSuccess) return e;
-    spmm_list_long_kernel<<<blocks_for(a.rows, 256), 256, 0, stream>>>(a.rows, a.row_ptr, long_row, a.long_list,
-                                                                      a.long_count);
+  const int long_row = a.long_rows ? a.long_row : INT_MAX;
+  if (a.long_rows) {
+    if (cudaError_t e = cudaMemsetAsync(a.long_counts, 0, 2 * sizeof(int), stream); e != cudaSuccess) return e;
+    spmm_list_long_kernel<<<blocks_for(a.rows, 256), 256, 0, stream>>>(a.rows, a.row_ptr, long_row, a.long_chunk,
+                                                                      a.long_list, a.long_chunks, a.long_counts);
   }
   spmm_kernel<T, W, C><<<static_cast<unsigned>(blocks), a.block, 0, stream>>>(
       a.rows, a.k, a.row_ptr, a.col_idx, a.values, a.X, a.ldx, a.alpha, a.beta, a.read_y, a.Y, a.ldy, long_row);
-  if (a.long_list != nullptr)
-    spmm_long_kernel<T, W, C><<<static_cast<unsigned>(std::max(a.long_blocks, 1)), kSpmmLongThreads, 0, stream>>>(
-        a.k, a.row_ptr, a.col_idx, a.values, a.X, a.ldx, a.alpha, a.beta, a.read_y, a.Y, a.ldy, a.long_list,
-        a.long_count);
+  if (a.long_rows) {
+    const unsigned lb = static_cast<unsigned>(std::max(a.long_blocks, 1));
+    for (std::int64_t j0 = 0; j0 < a.k; j0 += kSpmmLongPass) {  // the partial sums hold a pass
+      const std::int64_t kk = std::min<std::int64_t>(kSpmmLongPass, a.k - j0);
+      spmm_chunk_kernel<T, W, C><<<lb, kSpmmLongThreads, 0, stream>>>(kk, a.row_ptr, a.col_idx, a.values, a.X + j0,
+                                                                       a.ldx, a.long_chunk, a.long_chunks,
+                                                                       a.long_counts, a.long_partial);
+      spmm_chunk_sum_kernel<T><<<lb, 64, 0, stream>>>(kk, a.long_list, a.long_counts, a.long_partial, a.alpha, a.beta,
+                                                      a.read_y, a.Y + j0, a.ldy);
+    }
+  }
   return cudaGetLastError();
 }
 
