@@ -103,7 +103,8 @@ __global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
   const int n = counts[1];
   for (int t = blockIdx.x; t < n; t += gridDim.x) {
     const int2 rc = chunks[t];
-    const int first = row_ptr[rc.x] + rc.y * chunk, end = min(row_ptr[rc.x + 1], first + chunk);
+    const int first = row_ptr[rc.x] + rc.y * chunk, row_end = row_ptr[rc.x + 1];
+    const int end = row_end - first > chunk ? first + chunk : row_end;  // (first + chunk may overflow)
     for (std::int64_t j0 = 0; j0 < k; j0 += W * C) {
       T s[C];
       entry_sums<T, W, C, true>(first + g, end, G, k, j0, lane, col_idx, values, X, ldx, s);
