@@ -173,13 +173,14 @@ cudaError_t launch(const SpmmArgs<T>& a, cudaStream_t stream) {
 
 template <class T>
 cudaError_t launch_spmm(const SpmmArgs<T>& a, cudaStream_t stream) {
-  if (a.k <= 1) return launch<T, 1, 1>(a, stream);
-  if (a.k <= 2) return launch<T, 2, 1>(a, stream);
-  if (a.k <= 4) return launch<T, 4, 1>(a, stream);
-  if (a.k <= 8) return launch<T, 8, 1>(a, stream);
-  if (a.k <= 16) return launch<T, 16, 1>(a, stream);
-  if (a.k <= 32) return launch<T, 32, 1>(a, stream);
-  return launch<T, 32, 2>(a, stream);
+  switch (spmm_lanes(a.k)) {  // the lanes a row's group has (launch.hpp), as the host sizes chunks by
+    case 1: return launch<T, 1, 1>(a, stream);
+    case 2: return launch<T, 2, 1>(a, stream);
+    case 4: return launch<T, 4, 1>(a, stream);
+    case 8: return launch<T, 8, 1>(a, stream);
+    case 16: return launch<T, 16, 1>(a, stream);
+    default: return a.k <= 32 ? launch<T, 32, 1>(a, stream) : launch<T, 32, 2>(a, stream);
+  }
 }
 
 template cudaError_t launch_spmm<float>(const SpmmArgs<float>&, cudaStream_t);
