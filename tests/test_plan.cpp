@@ -95,10 +95,22 @@ TEST_CASE("plan: the SpMV policy picks merge for skewed rows, stream for short e
         plan::SpmvKernel::merge);
   // CPU-family OpenCL devices: the rows kernel, whatever the matrix.
   CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), ocl, true, 1024).kernel == plan::SpmvKernel::rows);
-  // merge_skew = 0 turns merge off; a skewed matrix is then not streamed either.
+  // merge_skew = 0: nothing counts as skewed, so short rows stream whatever their longest.
   const auto nomerge = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.merge_skew=0");
   CHECK(plan::choose_spmv(view_of(rows_of_lengths(skewed, 1000)), nomerge, false, 1024).kernel ==
         plan::SpmvKernel::stream);
+  // Skewed, but the longest row no longer than spmv.merge_long_row (CUDA 256): the vector kernel
+  // with lanes from the mean (8 >> 1), for spmv_dot too; OpenCL (0) still merges.
+  std::vector<int> mild(1000, 4);
+  mild[17] = 200;  // > 64 and > 8 x the mean, <= 256
+  const auto mild_rows = rows_of_lengths(mild, 1000);
+  const auto mild_view = view_of(mild_rows);
+  CHECK(plan::choose_spmv(mild_view, cuda, false, 1024).kernel == plan::SpmvKernel::vector);
+  CHECK(plan::choose_spmv(mild_view, cuda, false, 1024).lanes == 4);
+  CHECK(plan::choose_spmv(mild_view, cuda, false, 1024, true).kernel == plan::SpmvKernel::vector);
+  CHECK(plan::choose_spmv(mild_view, ocl, false, 1024).kernel == plan::SpmvKernel::merge);
+  const auto merge_all = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.merge_long_row=0");
+  CHECK(plan::choose_spmv(mild_view, merge_all, false, 1024).kernel == plan::SpmvKernel::merge);
 }
 
 TEST_CASE("plan: level schedule of a lower and an upper triangle") {

@@ -94,7 +94,7 @@ SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_ke
   const bool skewed = merge_skew > 0 && s.max_row > tune["spmv.long_row"] &&
                       static_cast<double>(s.max_row) > static_cast<double>(merge_skew) * mean;
   const bool merge_fits = A.rows + A.nnz < static_cast<std::int64_t>(INT_MAX) - merge_tile;
-  if (skewed && merge_fits) {
+  if (skewed && merge_fits && s.max_row > tune["spmv.merge_long_row"]) {
     c.kernel = SpmvKernel::merge;
     return c;
   }

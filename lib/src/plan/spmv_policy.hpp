@@ -4,8 +4,10 @@
 //
 //  - rows:   a work-item per `rows_per_item` consecutive rows (OpenCL CPU kernels);
 //  - merge:  the longest row exceeds spmv.long_row and spmv.merge_skew x the mean (a skewed,
-//            e.g. power-law, matrix): merge-path over rows + nonzeros in equal tiles, so one long
-//            row cannot keep a single warp busy while the others idle;
+//            e.g. power-law, matrix), and spmv.merge_long_row: merge-path over rows + nonzeros in
+//            equal tiles, so one long row cannot keep a single warp busy while the others idle;
+//            skewed rows no longer than spmv.merge_long_row take the vector kernel (never the
+//            stream kernel, whose lanes would each sum a long row alone);
 //  - stream: not skewed and mean row <= spmv.stream_mean: a group's rows read as one coalesced
 //            run of nonzeros (short rows would leave most lanes of a vector kernel idle); for
 //            spmv_dot the vector kernel with spmv.dot_lanes lanes instead, where that is set;

@@ -37,6 +37,15 @@ const std::vector<ParamSpec>& spmv_params() {
        0, 1 << 20, Shape::any, {{"cuda/*", 8}, {"opencl/nvidia", 8}, {"opencl/amd-gcn", 8}, {"opencl/*", 0}}},
       {"spmv.long_row", "rows up to this long never count as skewed", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}, {"opencl/*", 64}}},
+      // A skewed matrix whose longest row is still short leaves a vector kernel's group of lanes
+      // a few dozen steps on it, less than the merge kernel's partition search, shared-memory
+      // staging and fix-up pass cost. H200, dblp-2010 (326 K rows of 5 on average, longest 238),
+      // median ms f32 / f64, one call (bench/RESULTS.md, session 35): vector (4 lanes) 0.0199 and
+      // 0.0182 / 0.0262 and 0.0244 (two rounds), merge 0.0249 / 0.0261, cuSPARSE CSR 0.0215 /
+      // 0.0285; 8 lanes 0.0239 / 0.0264. OpenCL: not measured (0: as before).
+      {"spmv.merge_long_row",
+       "merge-path kernel only where the longest row exceeds this; shorter skewed rows take the vector kernel",
+       0, 1 << 20, Shape::any, {{"cuda/*", 256}, {"opencl/*", 0}}},
       // Tiles of spmv.wg x merge_items rows + nonzeros; on NVIDIA 2 or 8 items per work-item
       // were slower (f64 0.456 / 0.760 ms against 0.396 ms with 4, H200, 2026-11-22).
       {"spmv.merge_items", "OpenCL merge kernel: path items per work-item", 1, 64, Shape::any, {{"opencl/*", 4}}},
