@@ -116,6 +116,7 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
       {"spmv", "vector (" + std::to_string(tune.get("spmv.min_lanes")) + "-" + std::to_string(tune.get("spmv.max_lanes")) +
                    " lanes/row by mean row length), merge-path (" + std::to_string(kMergeTile) +
                    " items/block) when max/mean row > " + std::to_string(tune.get("spmv.merge_skew")) +
+                   " and max row > " + std::to_string(tune.get("spmv.merge_long_row")) +
                    ", stream (a warp per 32 rows) when mean row <= " + std::to_string(tune.get("spmv.stream_mean"))},
       {"trsv/trsm", "diagonal blocks " + std::to_string(kTrsvBlock<float>) + " (f32) / " +
                         std::to_string(kTrsvBlock<double>) + " (f64), inverted; sync-free block-row sweep"},
