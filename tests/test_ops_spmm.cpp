@@ -5,7 +5,9 @@
 // beta including beta = 0 over a NaN-filled Y. Real matrices: test_real_matrices.cpp.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,73 @@ TEST_CASE_TEMPLATE("spmm: rows of thousands of entries (chunks, passes)", T, flo
     spmm_case<T>(h, "three dense rows of 20011", k, 0.5, -1.5, false, {}, seed);
     spmm_case<T>(h, "three dense rows of 20011", k, -1.0, 0.0, true, {1, 2, 3}, seed + 1);
   }
+}
+
+// A backend may keep per-matrix work (CUDA lists a matrix's long rows and their chunks once per
+// matrix and chunk size, with per-row counters the kernels reset): one matrix called again and
+// again with k changing (the chunk size with it), beside other long-row matrices rebuilt each
+// round, and after update_values, must give the reference's result every time.
+TEST_CASE_TEMPLATE("spmm: one long-row matrix, many calls, k changing, interleaved with others", T, float, double) {
+  const HostCsr<T> h1 = with_dense_row(with_dense_row(local_random_csr<T>(70, 9001, 0, 5, 301, true, 0.1), 5), 60);
+  HostCsr<T> h1b = h1;  // the same structure, other values (update_values)
+  for (std::size_t p = 0; p < h1b.values.size(); ++p) h1b.values[p] = static_cast<T>(0.5 - 0.125 * static_cast<double>(p % 9));
+  const HostCsr<T> h2 = with_dense_row(local_random_csr<T>(50, 9001, 0, 3, 302, true, 0.1), 17);
+  const std::int64_t k_order[] = {8, 1, 8, 100, 33, 8};
+  const T alpha = T(1.5), beta = T(-0.5);
+  struct Want {
+    std::vector<T> y;
+    std::vector<double> bound;
+  };
+  // Y = alpha A X + beta Y0 for each k, with the bound of spmm_case (the reference on |.|).
+  const auto want_for = [&](const HostCsr<T>& h, std::int64_t k, std::uint32_t seed, Want& w) {
+    const Device ref = reference_device();
+    const auto hx = random_vector<T>(static_cast<std::size_t>(h.cols * k), seed);
+    const auto hy = random_vector<T>(static_cast<std::size_t>(h.rows * k), seed + 1);
+    const auto run = [&](const HostCsr<T>& m, const std::vector<T>& x, const std::vector<T>& y, T a, T b) {
+      auto Y = DenseMatrix<T>::from_host(ref, h.rows, k, y);
+      spmm(a, CsrMatrix<T>::from_host(ref, m), DenseMatrix<T>::from_host(ref, h.cols, k, x), b, Y);
+      return Y.to_host();
+    };
+    w.y = run(h, hx, hy, alpha, beta);
+    const auto mag = run(abs_values(h), abs_of(hx), abs_of(hy), std::abs(alpha), std::abs(beta));
+    w.bound.resize(mag.size());
+    for (std::size_t e = 0; e < mag.size(); ++e) {
+      const auto i = static_cast<std::size_t>(static_cast<std::int64_t>(e) / k);
+      w.bound[e] = gamma_bound<T>(static_cast<double>(h.row_ptr[i + 1] - h.row_ptr[i]) + 2.0) *
+                   static_cast<double>(mag[e]);
+    }
+  };
+  std::vector<Want> w1(std::size(k_order)), w1b(std::size(k_order)), w2(std::size(k_order));
+  if (!on_reference("spmm many calls", [&] {
+        for (std::size_t c = 0; c < std::size(k_order); ++c) {
+          const auto seed = static_cast<std::uint32_t>(310 + 4 * c);
+          want_for(h1, k_order[c], seed, w1[c]);
+          want_for(h1b, k_order[c], seed, w1b[c]);
+          want_for(h2, k_order[c], seed + 2, w2[c]);
+        }
+      }))
+    return;
+  for_each_device<T>(Op::spmm, [&](const Device& d) {
+    auto A1 = CsrMatrix<T>::from_host(d, h1);
+    for (int round = 0; round < 2; ++round) {
+      if (round == 1) A1.update_values(h1b.values);
+      for (std::size_t c = 0; c < std::size(k_order); ++c) {
+        const std::int64_t k = k_order[c];
+        const auto seed = static_cast<std::uint32_t>(310 + 4 * c);
+        const auto run = [&](const CsrMatrix<T>& A, const HostCsr<T>& h, std::uint32_t sd) {
+          auto Y = DenseMatrix<T>::from_host(d, h.rows, k, random_vector<T>(static_cast<std::size_t>(h.rows * k), sd + 1));
+          spmm(alpha, A, DenseMatrix<T>::from_host(d, h.cols, k, random_vector<T>(static_cast<std::size_t>(h.cols * k), sd)),
+               beta, Y);
+          return Y.to_host();
+        };
+        const Want& want = round == 0 ? w1[c] : w1b[c];
+        const std::string at = " on " + d.spec() + ", round " + std::to_string(round) + ", k = " + std::to_string(k);
+        check_close(run(A1, h1, seed), want.y, want.bound, "A1" + at);
+        const auto A2 = CsrMatrix<T>::from_host(d, h2);  // rebuilt each call
+        check_close(run(A2, h2, seed + 2), w2[c].y, w2[c].bound, "A2" + at);
+      }
+    }
+  });
 }
 
 TEST_CASE_TEMPLATE("spmm: blocks at offsets with padded leading dimensions", T, float, double) {

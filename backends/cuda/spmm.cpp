@@ -1,8 +1,13 @@
 // SpMM on CUDA: kernels/cuda/spmm.cu, spmm.block threads a block (tuning/spmm.cpp). A matrix
 // whose longest row (CsrStats, known since it was built) exceeds spmm.long_row takes the
-// long-row path: its long rows listed and cut into chunks on the device, in the queue's scratch
-// (sized for the most long rows and chunks the matrix can have: launch.hpp).
+// long-row path: its long rows listed and cut into chunks on the device (sized for the most long
+// rows and chunks the matrix can have: launch.hpp). The listing depends on the structure and the
+// chunk size (from k) only, so each queue keeps those of the matrices it saw last (keyed by
+// CsrView::generation) and lists a matrix once; the list entries also hold the rows' tickets,
+// which the kernels change while they run, hence one listing per queue, not one shared.
 #include <algorithm>
+#include <cstdint>
+#include <deque>
 
 #include "cuda_backend.hpp"
 #include "kernels/cuda/launch.hpp"
@@ -10,13 +15,37 @@
 
 namespace tessera::cuda {
 
-// A queue's scratch for long rows: the two counts, the rows, the chunks, the chunks' sums.
+// A queue's long-row scratch: the listings (the two counts, the rows, the chunks) of the
+// matrices it saw last, and the chunks' sums of one call.
 struct CudaBackend::SpmmState {
-  DeviceBuffer scratch;
+  static constexpr std::size_t kMaxListings = 8;
+  struct Listing {
+    std::uint64_t generation = 0;
+    int chunk = 0;
+    DeviceBuffer lists;
+  };
+  std::deque<Listing> listings;  // newest last
+  DeviceBuffer unlisted;         // a matrix without a generation, or one met while capturing a graph
+  DeviceBuffer partial;
 
   static SpmmState& of(CudaQueue& q) {
     if (!q.state.spmm) q.state.spmm = std::make_shared<SpmmState>();
     return *q.state.spmm;
+  }
+
+  // The listing buffer for (generation, chunk), of `bytes`; `listed`: it holds the listing already.
+  // While the stream records a graph nothing is kept: the listing kernels are recorded, not run.
+  void* listing(std::uint64_t generation, int chunk, std::size_t bytes, bool capturing, bool& listed) {
+    listed = generation != 0;
+    for (const Listing& l : listings)
+      if (listed && l.generation == generation && l.chunk == chunk) return l.lists.get();
+    listed = false;
+    if (generation == 0 || capturing) return unlisted.ensure(bytes);
+    if (listings.size() >= kMaxListings) listings.pop_front();
+    listings.emplace_back();
+    listings.back().generation = generation;
+    listings.back().chunk = chunk;
+    return listings.back().lists.ensure(bytes);
   }
 };
 
@@ -43,16 +72,20 @@ void CudaBackend::spmm(QueueImpl& q, double alpha, const CsrView& A, const MatVi
     const std::int64_t max_rows = spmm_long_rows(A.nnz, long_row), max_chunks = spmm_long_chunks(A.nnz, long_row, chunk);
     const std::int64_t pass = std::min<std::int64_t>(a.k, kSpmmLongPass);
     const std::size_t list_at = 16, chunks_at = list_at + static_cast<std::size_t>(max_rows) * sizeof(int4);
-    const std::size_t partial_at = chunks_at + static_cast<std::size_t>(max_chunks) * sizeof(int2);
-    auto* base = static_cast<unsigned char*>(SpmmState::of(queue_of(q)).scratch.ensure(
-        partial_at + static_cast<std::size_t>(max_chunks * pass) * sizeof(T)));
+    const std::size_t lists_bytes = chunks_at + static_cast<std::size_t>(max_chunks) * sizeof(int2);
+    const cudaStream_t stream = stream_of(q);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    SpmmState& st = SpmmState::of(queue_of(q));
+    auto* base = static_cast<unsigned char*>(
+        st.listing(A.generation, chunk, lists_bytes, capture != cudaStreamCaptureStatusNone, a.long_listed));
     a.long_rows = true;
     a.long_row = static_cast<int>(long_row);
     a.long_chunk = chunk;
     a.long_counts = reinterpret_cast<int*>(base);
     a.long_list = reinterpret_cast<int4*>(base + list_at);
     a.long_chunks = reinterpret_cast<int2*>(base + chunks_at);
-    a.long_partial = reinterpret_cast<T*>(base + partial_at);
+    a.long_partial = static_cast<T*>(st.partial.ensure(static_cast<std::size_t>(max_chunks * pass) * sizeof(T)));
     a.long_blocks = static_cast<int>(std::min<std::int64_t>(max_chunks, 8LL * sm_count()));
   }
   TESSERA_CUDA_CHECK(launch_spmm<T>(a, stream_of(q)));

@@ -505,8 +505,10 @@ constexpr int gemm_wgmma_tile_n(MathMode m) { return m == MathMode::tf32x3 ? 128
 // clears them; at most nnz / (long_row + 1) rows in long_list) and cut into chunks of
 // long_chunk entries (long_chunks: at most spmm_long_chunks(nnz, long_row, long_chunk)), each
 // chunk's sums over at most kSpmmLongPass columns at a time written to long_partial (that many
-// chunks x that many columns), then added in chunk order per row: one SM no longer walks a row
-// of thousands of entries alone, and a row's result does not depend on the run.
+// chunks x that many columns), then added in chunk order per row by the block that finishes
+// the row's last chunk: one SM no longer walks a row of thousands of entries alone, and a row's
+// result does not depend on the run. long_listed: the listing is already there (it depends on
+// the matrix's structure and long_chunk only; the caller keeps it per matrix), not redone.
 constexpr int kSpmmLongThreads = 256;
 constexpr int kSpmmLongPass = 64;
 // Entries a group of a chunk's block takes in turn: its lanes' loads of X, unrolled by 4, stay in
@@ -539,11 +541,12 @@ struct SpmmArgs {
   int block = 256;
   bool long_rows = false;
   int long_row = 0, long_chunk = 0;
+  bool long_listed = false;
   int* long_counts = nullptr;  // [0]: long rows, [1]: chunks
-  int4* long_list = nullptr;   // row, first chunk, chunks
-  int2* long_chunks = nullptr;  // row, chunk index within it
+  int4* long_list = nullptr;   // row, first chunk, chunks, chunks finished (0 between launches)
+  int2* long_chunks = nullptr;  // the row's place in long_list, chunk index within the row
   T* long_partial = nullptr;
-  int long_blocks = 0;  // blocks of the chunk and sum kernels
+  int long_blocks = 0;  // blocks of the chunk kernel
 };
 template <class T>
 cudaError_t launch_spmm(const SpmmArgs<T>& a, cudaStream_t stream);

@@ -9,9 +9,13 @@
 // with rows up to 20000, k = 8: 0.56x cuSPARSE, bench/RESULTS.md session 7). The row kernel
 // skips them; a listing pass collects them and cuts each into chunks (launch.hpp), a block per
 // chunk splits its entries over all of its groups (entry p to group p mod G) whose partial sums
-// meet in shared memory in group order, and a last pass adds each row's chunks in order: a row's
-// result is computed in a fixed order. (One block a whole long row, session 15's form, left the
-// 17 663-entry rows of vsp_model1 on one SM: 0.18-0.26x cuSPARSE there, session 34.)
+// meet in shared memory in group order, and the block that finishes a row's last chunk adds the
+// row's chunks in order: a row's result is computed in a fixed order. (One block a whole long
+// row, session 15's form, left the 17 663-entry rows of vsp_model1 on one SM: 0.18-0.26x
+// cuSPARSE there, session 34.) The listing depends on the structure only: the backend keeps it
+// per matrix, so a call is two launches, the rows and the chunks (with the listing and a
+// separate pass adding the chunks, five stream operations: vsp_model1 k = 8 took 0.061 ms
+// against cuSPARSE's 0.044).
 #include <algorithm>
 #include <climits>
 
@@ -85,25 +89,31 @@ __global__ void spmm_list_long_kernel(std::int64_t rows, const int* __restrict__
   if (len <= long_row) return;
   const int n = (len + chunk - 1) / chunk;
   const int first = atomicAdd(counts + 1, n);
-  list[atomicAdd(counts, 1)] = make_int4(static_cast<int>(row), first, n, 0);
-  for (int c = 0; c < n; ++c) chunks[first + c] = make_int2(static_cast<int>(row), c);
+  const int at = atomicAdd(counts, 1);
+  list[at] = make_int4(static_cast<int>(row), first, n, 0);
+  for (int c = 0; c < n; ++c) chunks[first + c] = make_int2(at, c);
 }
 
 // A block per chunk (grid-stride over the chunks): G = blockDim / W groups take its entries in
 // turn, group 0 adds their sums in group order into the chunk's row of `partial` (k columns of X
-// from X's column 0: the caller offsets X by the pass).
+// from X's column 0, of Y from Y's: the caller offsets both by the pass). The block that
+// finishes a row's last chunk (a ticket from the row's list entry, .w, which it sets back to 0)
+// adds the row's chunks in chunk order and stores them.
 template <class T, int W, int C>
 __global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
     std::int64_t k, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
-    const T* __restrict__ X, std::int64_t ldx, int chunk, const int2* __restrict__ chunks,
-    const int* __restrict__ counts, T* __restrict__ partial) {
+    const T* __restrict__ X, std::int64_t ldx, int chunk, int4* __restrict__ list, const int2* __restrict__ chunks,
+    const int* __restrict__ counts, T* __restrict__ partial, T alpha, T beta, bool read_y, T* __restrict__ Y,
+    std::int64_t ldy) {
   constexpr int G = kSpmmLongThreads / W;
   __shared__ T part[G][W * C];
+  __shared__ bool row_done;
   const int g = threadIdx.x / W, lane = threadIdx.x % W;
   const int n = counts[1];
   for (int t = blockIdx.x; t < n; t += gridDim.x) {
-    const int2 rc = chunks[t];
-    const int first = row_ptr[rc.x] + rc.y * chunk, row_end = row_ptr[rc.x + 1];
+    const int2 lc = chunks[t];
+    const int4 r = list[lc.x];  // row, first chunk, chunks
+    const int first = row_ptr[r.x] + lc.y * chunk, row_end = row_ptr[r.x + 1];
     const int end = row_end - first > chunk ? first + chunk : row_end;  // (first + chunk may overflow)
     for (std::int64_t j0 = 0; j0 < k; j0 += W * C) {
       T s[C];
@@ -123,22 +133,18 @@ __global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
       }
       __syncthreads();  // part is read before the next pass or chunk overwrites it
     }
-  }
-}
-
-// A block per long row (grid-stride): its chunks' sums added in chunk order, then stored.
-template <class T>
-__global__ void spmm_chunk_sum_kernel(std::int64_t k, const int4* __restrict__ list, const int* __restrict__ counts,
-                                      const T* __restrict__ partial, T alpha, T beta, bool read_y, T* __restrict__ Y,
-                                      std::int64_t ldy) {
-  const int n = counts[0];
-  for (int li = blockIdx.x; li < n; li += gridDim.x) {
-    const int4 r = list[li];
-    T* y = Y + static_cast<std::int64_t>(r.x) * ldy;
-    for (std::int64_t j = threadIdx.x; j < k; j += blockDim.x) {
-      T sum = partial[static_cast<std::int64_t>(r.y) * k + j];
-      for (int c = 1; c < r.z; ++c) sum += partial[static_cast<std::int64_t>(r.y + c) * k + j];
-      store_entry(alpha, sum, beta, read_y, y, j);
+    __threadfence();  // this chunk's sums are visible device-wide before its ticket is taken
+    __syncthreads();
+    if (threadIdx.x == 0) row_done = atomicAdd(&list[lc.x].w, 1) == r.z - 1;
+    __syncthreads();
+    if (row_done) {
+      T* y = Y + static_cast<std::int64_t>(r.x) * ldy;
+      for (std::int64_t j = threadIdx.x; j < k; j += blockDim.x) {
+        T sum = __ldcg(partial + static_cast<std::int64_t>(r.y) * k + j);  // through L2: other SMs wrote them
+        for (int c = 1; c < r.z; ++c) sum += __ldcg(partial + static_cast<std::int64_t>(r.y + c) * k + j);
+        store_entry(alpha, sum, beta, read_y, y, j);
+      }
+      if (threadIdx.x == 0) list[lc.x].w = 0;  // every chunk of the row has taken its ticket
     }
   }
 }
@@ -148,7 +154,7 @@ cudaError_t launch(const SpmmArgs<T>& a, cudaStream_t stream) {
   const std::int64_t blocks = (a.rows * W + a.block - 1) / a.block;
   if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   const int long_row = a.long_rows ? a.long_row : INT_MAX;
-  if (a.long_rows) {
+  if (a.long_rows && !a.long_listed) {
     if (cudaError_t e = cudaMemsetAsync(a.long_counts, 0, 2 * sizeof(int), stream); e != cudaSuccess) return e;
     spmm_list_long_kernel<<<blocks_for(a.rows, 256), 256, 0, stream>>>(a.rows, a.row_ptr, long_row, a.long_chunk,
                                                                       a.long_list, a.long_chunks, a.long_counts);
@@ -159,11 +165,9 @@ cudaError_t launch(const SpmmArgs<T>& a, cudaStream_t stream) {
     const unsigned lb = static_cast<unsigned>(std::max(a.long_blocks, 1));
     for (std::int64_t j0 = 0; j0 < a.k; j0 += kSpmmLongPass) {  // the partial sums hold a pass
       const std::int64_t kk = std::min<std::int64_t>(kSpmmLongPass, a.k - j0);
-      spmm_chunk_kernel<T, W, C><<<lb, kSpmmLongThreads, 0, stream>>>(kk, a.row_ptr, a.col_idx, a.values, a.X + j0,
-                                                                       a.ldx, a.long_chunk, a.long_chunks,
-                                                                       a.long_counts, a.long_partial);
-      spmm_chunk_sum_kernel<T><<<lb, 64, 0, stream>>>(kk, a.long_list, a.long_counts, a.long_partial, a.alpha, a.beta,
-                                                      a.read_y, a.Y + j0, a.ldy);
+      spmm_chunk_kernel<T, W, C><<<lb, kSpmmLongThreads, 0, stream>>>(
+          kk, a.row_ptr, a.col_idx, a.values, a.X + j0, a.ldx, a.long_chunk, a.long_list, a.long_chunks,
+          a.long_counts, a.long_partial, a.alpha, a.beta, a.read_y, a.Y + j0, a.ldy);
     }
   }
   return cudaGetLastError();
