@@ -87,6 +87,7 @@ void CudaBackend::spmm(QueueImpl& q, double alpha, const CsrView& A, const MatVi
     a.long_chunks = reinterpret_cast<int2*>(base + chunks_at);
     a.long_partial = static_cast<T*>(st.partial.ensure(static_cast<std::size_t>(max_chunks * pass) * sizeof(T)));
     a.long_blocks = static_cast<int>(std::min<std::int64_t>(max_chunks, 8LL * sm_count()));
+    a.one_launch = A.nnz <= tune_["spmm.one_launch_max_nnz"];
   }
   TESSERA_CUDA_CHECK(launch_spmm<T>(a, stream_of(q)));
 }

@@ -547,6 +547,7 @@ struct SpmmArgs {
   int2* long_chunks = nullptr;  // the row's place in long_list, chunk index within the row
   T* long_partial = nullptr;
   int long_blocks = 0;  // blocks of the chunk kernel
+  bool one_launch = false;  // the rows and the chunks' first pass in one launch (block must be kSpmmLongThreads)
 };
 template <class T>
 cudaError_t launch_spmm(const SpmmArgs<T>& a, cudaStream_t stream);

@@ -15,7 +15,10 @@
 // cuSPARSE there, session 34.) The listing depends on the structure only: the backend keeps it
 // per matrix, so a call is two launches, the rows and the chunks (with the listing and a
 // separate pass adding the chunks, five stream operations: vsp_model1 k = 8 took 0.061 ms
-// against cuSPARSE's 0.044).
+// against cuSPARSE's 0.044), or, for a matrix of at most spmm.one_launch_max_nnz entries, one:
+// the chunks' blocks first, then the rows', so the long rows no longer wait for the short ones
+// (vsp_model1 0.050 -> 0.033 ms; on power-law 2M rows 4 % slower, the fused kernel's registers
+// thinning the rows' blocks).
 #include <algorithm>
 #include <climits>
 
@@ -59,12 +62,14 @@ __device__ __forceinline__ void store_entry(T alpha, T t, T beta, bool read_y, T
   y[j] = r;
 }
 
+// The rows of at most long_row entries, a group of W lanes each: the row kernel's block `block`.
 template <class T, int W, int C>
-__global__ void spmm_kernel(std::int64_t rows, std::int64_t k, const int* __restrict__ row_ptr,
-                            const int* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ X,
-                            std::int64_t ldx, T alpha, T beta, bool read_y, T* __restrict__ Y, std::int64_t ldy,
-                            int long_row) {
-  const std::int64_t gid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+__device__ __forceinline__ void row_groups(unsigned block, std::int64_t rows, std::int64_t k,
+                                           const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                                           const T* __restrict__ values, const T* __restrict__ X, std::int64_t ldx,
+                                           T alpha, T beta, bool read_y, T* __restrict__ Y, std::int64_t ldy,
+                                           int long_row) {
+  const std::int64_t gid = static_cast<std::int64_t>(block) * blockDim.x + threadIdx.x;
   const std::int64_t row = gid / W;
   const int lane = static_cast<int>(gid % W);
   if (row >= rows) return;
@@ -78,6 +83,14 @@ __global__ void spmm_kernel(std::int64_t rows, std::int64_t k, const int* __rest
     for (int c = 0; c < C; ++c)
       if (j0 + lane + c * W < k) store_entry(alpha, s[c], beta, read_y, y, j0 + lane + c * W);
   }
+}
+
+template <class T, int W, int C>
+__global__ void spmm_kernel(std::int64_t rows, std::int64_t k, const int* __restrict__ row_ptr,
+                            const int* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ X,
+                            std::int64_t ldx, T alpha, T beta, bool read_y, T* __restrict__ Y, std::int64_t ldy,
+                            int long_row) {
+  row_groups<T, W, C>(blockIdx.x, rows, k, row_ptr, col_idx, values, X, ldx, alpha, beta, read_y, Y, ldy, long_row);
 }
 
 // The rows longer than long_row, listed in any order, each with its run of chunks.
@@ -99,18 +112,20 @@ __global__ void spmm_list_long_kernel(std::int64_t rows, const int* __restrict__
 // from X's column 0, of Y from Y's: the caller offsets both by the pass). The block that
 // finishes a row's last chunk (a ticket from the row's list entry, .w, which it sets back to 0)
 // adds the row's chunks in chunk order and stores them.
+// Block `block` of `blocks` (kSpmmLongThreads threads each) takes chunks block, block + blocks, ...
 template <class T, int W, int C>
-__global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
-    std::int64_t k, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
-    const T* __restrict__ X, std::int64_t ldx, int chunk, int4* __restrict__ list, const int2* __restrict__ chunks,
-    const int* __restrict__ counts, T* __restrict__ partial, T alpha, T beta, bool read_y, T* __restrict__ Y,
-    std::int64_t ldy) {
+__device__ __forceinline__ void chunk_blocks(int block, int blocks, std::int64_t k, const int* __restrict__ row_ptr,
+                                             const int* __restrict__ col_idx, const T* __restrict__ values,
+                                             const T* __restrict__ X, std::int64_t ldx, int chunk,
+                                             int4* __restrict__ list, const int2* __restrict__ chunks,
+                                             const int* __restrict__ counts, T* __restrict__ partial, T alpha,
+                                             T beta, bool read_y, T* __restrict__ Y, std::int64_t ldy) {
   constexpr int G = kSpmmLongThreads / W;
   __shared__ T part[G][W * C];
   __shared__ bool row_done;
   const int g = threadIdx.x / W, lane = threadIdx.x % W;
   const int n = counts[1];
-  for (int t = blockIdx.x; t < n; t += gridDim.x) {
+  for (int t = block; t < n; t += blocks) {
     const int2 lc = chunks[t];
     const int4 r = list[lc.x];  // row, first chunk, chunks
     const int first = row_ptr[r.x] + lc.y * chunk, row_end = row_ptr[r.x + 1];
@@ -150,6 +165,33 @@ __global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
 }
 
 template <class T, int W, int C>
+__global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
+    std::int64_t k, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
+    const T* __restrict__ X, std::int64_t ldx, int chunk, int4* __restrict__ list, const int2* __restrict__ chunks,
+    const int* __restrict__ counts, T* __restrict__ partial, T alpha, T beta, bool read_y, T* __restrict__ Y,
+    std::int64_t ldy) {
+  chunk_blocks<T, W, C>(blockIdx.x, gridDim.x, k, row_ptr, col_idx, values, X, ldx, chunk, list, chunks, counts,
+                        partial, alpha, beta, read_y, Y, ldy);
+}
+
+// One launch for both (spmm.one_launch, blocks of kSpmmLongThreads): the first chunk_grid blocks
+// take the chunks' first pass of columns (started first: the long rows are the critical path),
+// the rest the rows.
+template <class T, int W, int C>
+__global__ __launch_bounds__(kSpmmLongThreads) void spmm_rows_and_chunks_kernel(
+    int chunk_grid, std::int64_t rows, std::int64_t k, std::int64_t pass_k, const int* __restrict__ row_ptr,
+    const int* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ X, std::int64_t ldx,
+    T alpha, T beta, bool read_y, T* __restrict__ Y, std::int64_t ldy, int long_row, int chunk,
+    int4* __restrict__ list, const int2* __restrict__ chunks, const int* __restrict__ counts, T* __restrict__ partial) {
+  if (static_cast<int>(blockIdx.x) < chunk_grid)
+    chunk_blocks<T, W, C>(blockIdx.x, chunk_grid, pass_k, row_ptr, col_idx, values, X, ldx, chunk, list, chunks,
+                          counts, partial, alpha, beta, read_y, Y, ldy);
+  else
+    row_groups<T, W, C>(blockIdx.x - chunk_grid, rows, k, row_ptr, col_idx, values, X, ldx, alpha, beta, read_y, Y,
+                        ldy, long_row);
+}
+
+template <class T, int W, int C>
 cudaError_t launch(const SpmmArgs<T>& a, cudaStream_t stream) {
   const std::int64_t blocks = (a.rows * W + a.block - 1) / a.block;
   if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
@@ -159,11 +201,20 @@ cudaError_t launch(const SpmmArgs<T>& a, cudaStream_t stream) {
     spmm_list_long_kernel<<<blocks_for(a.rows, 256), 256, 0, stream>>>(a.rows, a.row_ptr, long_row, a.long_chunk,
                                                                       a.long_list, a.long_chunks, a.long_counts);
   }
-  spmm_kernel<T, W, C><<<static_cast<unsigned>(blocks), a.block, 0, stream>>>(
-      a.rows, a.k, a.row_ptr, a.col_idx, a.values, a.X, a.ldx, a.alpha, a.beta, a.read_y, a.Y, a.ldy, long_row);
+  const unsigned lb = static_cast<unsigned>(std::max(a.long_blocks, 1));
+  std::int64_t first_pass = 0;  // the chunk passes before it were run with the rows
+  if (a.long_rows && a.one_launch && a.block == kSpmmLongThreads && blocks + lb <= 0x7fffffff) {
+    spmm_rows_and_chunks_kernel<T, W, C><<<static_cast<unsigned>(blocks + lb), kSpmmLongThreads, 0, stream>>>(
+        static_cast<int>(lb), a.rows, a.k, std::min<std::int64_t>(kSpmmLongPass, a.k), a.row_ptr, a.col_idx, a.values,
+        a.X, a.ldx, a.alpha, a.beta, a.read_y, a.Y, a.ldy, long_row, a.long_chunk, a.long_list, a.long_chunks,
+        a.long_counts, a.long_partial);
+    first_pass = kSpmmLongPass;
+  } else {
+    spmm_kernel<T, W, C><<<static_cast<unsigned>(blocks), a.block, 0, stream>>>(
+        a.rows, a.k, a.row_ptr, a.col_idx, a.values, a.X, a.ldx, a.alpha, a.beta, a.read_y, a.Y, a.ldy, long_row);
+  }
   if (a.long_rows) {
-    const unsigned lb = static_cast<unsigned>(std::max(a.long_blocks, 1));
-    for (std::int64_t j0 = 0; j0 < a.k; j0 += kSpmmLongPass) {  // the partial sums hold a pass
+    for (std::int64_t j0 = first_pass; j0 < a.k; j0 += kSpmmLongPass) {  // the partial sums hold a pass
       const std::int64_t kk = std::min<std::int64_t>(kSpmmLongPass, a.k - j0);
       spmm_chunk_kernel<T, W, C><<<lb, kSpmmLongThreads, 0, stream>>>(
           kk, a.row_ptr, a.col_idx, a.values, a.X + j0, a.ldx, a.long_chunk, a.long_list, a.long_chunks,
