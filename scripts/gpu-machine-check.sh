@@ -63,7 +63,8 @@ fi
 # by parts of the rows everywhere, the default with the sync-free launch, parts of few rows and of
 # many (one block for two SMs); the
 # analysis's levels by blocks of 32 threads, by blocks of 128 threads 3 rows each, and by one
-# block wherever it holds them.
+# block wherever it holds them; skewed SpMV on merge path instead of the split kernel, and the
+# long-row SpMM in two launches instead of one.
 if want forced; then
 gemm_tests='*gemm*,*trsm*,*conv_layer*,*Winograd*'
 sptrsv_tests='*sptrsv*,*real matrices*'
@@ -79,7 +80,8 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "sptrsv.syncfree=1,sptrsv.few_levels=0|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \
   "sptrsv.parts=64,sptrsv.part_groups=1|$sptrsv_tests" "sptrsv.parts=4|$sptrsv_tests" \
   "sptrsv.level_threads=32|$sptrsv_tests" "sptrsv.level_rows=3|$sptrsv_tests" \
-  "sptrsv.level_block_rows=1048576|$sptrsv_tests"; do
+  "sptrsv.level_block_rows=1048576|$sptrsv_tests" \
+  "spmv.split_max_nnz=0,spmm.one_launch_max_nnz=0|*spmv*,*spmm*,*real matrices*,*threads*"; do
   tune=${forced%%|*}
   t0=$(date +%s)
   log="$OUT/forced-${tune//[=,.]/_}.log"

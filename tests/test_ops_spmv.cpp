@@ -234,8 +234,10 @@ TEST_CASE_TEMPLATE("spmv: one matrix, many calls, interleaved with other matrice
   const Device ref = reference_device();
   const auto h1 = local_random_csr<T>(200, 200, 0, 30, 71);
   const auto h2 = local_random_csr<T>(200, 200, 0, 3, 72);
-  const auto hx = random_vector<T>(200, 73);
-  std::vector<T> e1, e2;
+  // Skewed, rows up to 3000 (merge path or CUDA's split chunks; their per-matrix plans).
+  const auto h3 = with_long_rows(local_random_csr<T>(200, 5000, 0, 3, 74), {{7, 3000}, {150, 2100}, {151, 300}}, 75);
+  const auto hx = random_vector<T>(200, 73), hx3 = random_vector<T>(5000, 76);
+  std::vector<T> e1, e2, e3;
   if (!on_reference("interleaved", [&] {
         const auto x = Vector<T>::from_host(ref, hx);
         Vector<T> y(ref, 200);
@@ -243,14 +245,20 @@ TEST_CASE_TEMPLATE("spmv: one matrix, many calls, interleaved with other matrice
         e1 = y.to_host();
         spmv(T(1), CsrMatrix<T>::from_host(ref, h2), x, T(0), y);
         e2 = y.to_host();
+        spmv(T(1), CsrMatrix<T>::from_host(ref, h3), Vector<T>::from_host(ref, hx3), T(0), y);
+        e3 = y.to_host();
       }))
     return;
-  const double bound = gamma_bound<T>(32) * 30;
+  const double bound = gamma_bound<T>(32) * 30, bound3 = gamma_bound<T>(3002) * 3000;
   for_each_device<T>(Op::spmv, [&](const Device& d) {
     const auto x = Vector<T>::from_host(d, hx);
     Vector<T> y(d, 200);
+    const auto x3 = Vector<T>::from_host(d, hx3);
     const auto A1 = CsrMatrix<T>::from_host(d, h1);
+    const auto A3 = CsrMatrix<T>::from_host(d, h3);
     for (int round = 0; round < 3; ++round) {
+      spmv(T(1), A3, x3, T(0), y);
+      check_close(y.to_host(), e3, bound3, "A3, round " + std::to_string(round));
       spmv(T(1), A1, x, T(0), y);
       check_close(y.to_host(), e1, bound, "A1, round " + std::to_string(round));
       const auto A2 = CsrMatrix<T>::from_host(d, h2);  // rebuilt each round
@@ -260,7 +268,8 @@ TEST_CASE_TEMPLATE("spmv: one matrix, many calls, interleaved with other matrice
   });
 }
 
-TEST_CASE_TEMPLATE("spmv: skewed rows, the longest far above the mean (merge path on gpu profiles)", T, float, double) {
+TEST_CASE_TEMPLATE("spmv: skewed rows, the longest far above the mean (merge path or split on gpu profiles)", T, float,
+                   double) {
   // Rows much longer than the GPU kernels' tiles (1024 rows + nonzeros on NVIDIA and AMD), at
   // the first and last row and side by side, among short and empty rows: rows split across
   // many tiles and work-items, completed through the carries.
@@ -270,6 +279,13 @@ TEST_CASE_TEMPLATE("spmv: skewed rows, the longest far above the mean (merge pat
   spmv_case(with_long_rows(local_random_csr<T>(7, 9001, 1, 3, 84), {{3, 5003}}, 85), "7 x 9001, one row of 5003", 86);
   spmv_case(with_long_rows(local_random_csr<T>(1031, 2053, 0, 2, 87, false, 0.5), {{1030, 2053}}, 88),
             "1031 x 2053, half empty, last row dense", 89);
+  // CUDA's split kernel cuts rows longer than spmv.split_row (64) into chunks of 256 entries (a
+  // warp each): rows at and around those edges, a chunk's edge at the matrix's last entry.
+  spmv_case(with_long_rows(local_random_csr<T>(3001, 7001, 0, 4, 92),
+                           {{0, 64}, {1, 65}, {2, 256}, {3, 257}, {4, 511}, {5, 512}, {6, 513}, {1500, 4096},
+                            {1501, 4097}, {3000, 6144}},
+                           93),
+            "3001 x 7001, rows of 64, 65, 256, 257, 511, 512, 513, 4096, 4097 and 6144 (last)", 94);
   HostCsr<T> h;
   if (generated<T>("power_law_csr", [] { return power_law_csr<T>(20011, 1.2, 3, 20000, 90); }, h))
     spmv_case(h, "power_law_csr 20011, exponent 1.2, 3..20000", 91);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plan/level_schedule.hpp"
+#include "plan/split_layout.hpp"
 #include "plan/spmv_policy.hpp"
 #include "tessera/tessera.hpp"
 
@@ -111,6 +112,55 @@ TEST_CASE("plan: the SpMV policy picks merge for skewed rows, stream for short e
   CHECK(plan::choose_spmv(mild_view, ocl, false, 1024).kernel == plan::SpmvKernel::merge);
   const auto merge_all = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.merge_long_row=0");
   CHECK(plan::choose_spmv(mild_view, merge_all, false, 1024).kernel == plan::SpmvKernel::merge);
+}
+
+TEST_CASE("plan: CUDA's split choice (skewed rows past spmv.split_row, host offsets and identity) and its layout") {
+  const auto cuda = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "");
+  const auto no_split = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.split_max_nnz=0");
+  const auto ocl = tuning::Tuning::for_device("opencl/nvidia", "opencl:0", "");
+  std::vector<int> lengths(1000, 5);
+  lengths[3] = 5000;  // 3 chunks of 2048
+  lengths[4] = 257;   // 1 chunk
+  lengths[5] = 256;   // the vector kernel's
+  lengths[999] = 4096;  // 2 chunks
+  const auto h = rows_of_lengths(lengths, 6000);
+  CsrView v = view_of(h);
+  // Without host offsets or identity: merge, as with spmv.split_max_nnz = 0, and on OpenCL.
+  CHECK(plan::choose_spmv(v, cuda, false, 1024).kernel == plan::SpmvKernel::merge);
+  v.host_row_ptr = h.row_ptr.data();
+  CHECK(plan::choose_spmv(v, cuda, false, 1024).kernel == plan::SpmvKernel::merge);
+  v.generation = 7;
+  CHECK(plan::choose_spmv(v, cuda, false, 1024).kernel == plan::SpmvKernel::split);
+  CHECK(plan::choose_spmv(v, cuda, false, 1024, true).kernel == plan::SpmvKernel::split);
+  CHECK(plan::choose_spmv(v, no_split, false, 1024).kernel == plan::SpmvKernel::merge);
+  CHECK(plan::choose_spmv(v, ocl, false, 1024).kernel == plan::SpmvKernel::merge);
+  // Only where merge would run: skewed with the longest row at most spmv.merge_long_row (256)
+  // stays on the vector kernel; a matrix of more than spmv.split_max_nnz entries takes merge.
+  std::vector<int> mild(1000, 4);
+  mild[17] = 200;
+  const auto hm = rows_of_lengths(mild, 1000);
+  CsrView vm = view_of(hm);
+  vm.host_row_ptr = hm.row_ptr.data();
+  vm.generation = 8;
+  CHECK(plan::choose_spmv(vm, cuda, false, 1024).kernel == plan::SpmvKernel::vector);
+  REQUIRE(v.nnz == 996 * 5 + 5000 + 257 + 256 + 4096);
+  const auto at_most = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.split_max_nnz=14589");
+  CHECK(plan::choose_spmv(v, at_most, false, 1024).kernel == plan::SpmvKernel::split);
+  const auto smaller = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "spmv.split_max_nnz=14588");
+  CHECK(plan::choose_spmv(v, smaller, false, 1024).kernel == plan::SpmvKernel::merge);
+  const plan::SplitLayout l = plan::split_layout(h.row_ptr.data(), h.rows, 256, 2048, cuda);
+  CHECK(l.long_rows == 3);
+  CHECK(l.long_row == 256);
+  REQUIRE(l.count() == 6);
+  const std::vector<std::int32_t> want = {3, 0, 3, 0, 3, 1, 3, 0, 3, 2, 3, 0, 4, 0, 1, 1, 999, 0, 2, 2, 999, 1, 2, 2};
+  CHECK(l.chunks == want);
+  // The other rows' mean (996 x 5 + 256) / 997 = 5.25: 8 >> 1 = 4 lanes (the whole matrix's
+  // mean, 16.6, would give 16).
+  CHECK(l.lanes == 4);
+  CHECK(plan::describe_split(l.lanes, l.long_rows, l.count()) == "csr/split(vector 4, 3 long rows in 6 chunks)");
+  const plan::SplitLayout none = plan::split_layout(hm.row_ptr.data(), hm.rows, 256, 2048, cuda);
+  CHECK(none.long_rows == 0);
+  CHECK(none.count() == 0);
 }
 
 TEST_CASE("plan: level schedule of a lower and an upper triangle") {

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -110,6 +111,46 @@ TEST_CASE("threads: 8 threads on one device, own queues and the default queue, m
         int wrong = 0;
         for (int i = 0; i < iterations; ++i)
           if (!(step(q, A, w, i) == expected[static_cast<std::size_t>(t)][static_cast<std::size_t>(i % 5)])) ++wrong;
+        return wrong;
+      });
+  }
+}
+
+TEST_CASE("threads: 8 threads multiply one skewed matrix (per-matrix plans, per-queue scratch), match one thread") {
+  // Long rows among short ones: merge path or CUDA's split kernel, whose per-matrix plan is made
+  // by whichever thread comes first while the others wait for it, and whose partial sums and
+  // row tickets each queue holds for itself.
+  const int iterations = static_cast<int>(scaled(40, 6));
+  const HostCsr<double> h = power_law_csr<double>(6007, 1.2, 3, 6000, 51);
+  for (const Device& d : all_devices()) {
+    INFO(d.spec());
+    std::vector<std::vector<double>> expected;
+    for (int t = 0; t < kThreads; ++t) {
+      const CsrMatrix<double> A = CsrMatrix<double>::from_host(d, h);
+      const auto x = Vector<double>::from_host(d, random_vector<double>(6007, 5000 + static_cast<std::uint32_t>(t)));
+      Vector<double> y(d, 6007);
+      spmv(1.0, A, x, 0.0, y);
+      expected.push_back(y.to_host());
+    }
+    const CsrMatrix<double> A = CsrMatrix<double>::from_host(d, h);  // new: no plan yet
+    for (const bool own_queue : {true, false})
+      on_threads(d, own_queue, iterations, [&](const Queue& q, int t) {
+        const auto x = Vector<double>::from_host(d, random_vector<double>(6007, 5000 + static_cast<std::uint32_t>(t)));
+        Vector<double> y(d, 6007);
+        std::vector<double> got(6007);
+        int wrong = 0;
+        for (int i = 0; i < iterations; ++i) {
+          spmv(q, 1.0, A, x, 0.0, y);
+          y.download(q, got.data(), y.size(), true);
+          // Not bitwise: merge path adds the carries of rows spanning several tiles by atomics,
+          // in any order; a lost or doubled partial sum is off by whole entries.
+          const auto& e = expected[static_cast<std::size_t>(t)];
+          for (std::size_t r = 0; r < got.size(); ++r)
+            if (!(std::abs(got[r] - e[r]) <= 1e-9 * (1.0 + std::abs(e[r])))) {
+              ++wrong;
+              break;
+            }
+        }
         return wrong;
       });
   }

@@ -197,7 +197,7 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
   // State shared by all queues, defined in its operation's file, each behind its own mutex.
   struct SpmvPlans;      // spmv.cpp: merge-path partitions per matrix (CsrView::generation)
  public:
-  struct SellPlans;      // spmv.cpp: SELL-C-sigma plans per matrix (CsrView::generation)
+  struct SellPlans;      // spmv.cpp: SELL-C-sigma and split plans per matrix (CsrView::generation)
  private:
   struct ConvConstants;  // conv.cpp: who last used the filter's constant memory
   std::mutex spmv_mutex_, conv_mutex_;

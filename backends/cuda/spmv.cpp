@@ -5,7 +5,11 @@
 //    computed once per matrix (keyed by CsrView::generation) and shared by every queue, with
 //    the carries between tiles in the calling queue's scratch;
 //  - stream: a warp per 32 rows, their nonzeros read as one coalesced run;
-//  - vector: `lanes` threads per row.
+//  - vector: `lanes` threads per row;
+//  - split: the long rows' chunks (plan/split_layout.hpp, built on the host from the host row
+//    offsets and copied up once per matrix, shared by every queue as the SELL plans) beside the
+//    vector kernel, one launch; the chunks' partial sums and the rows' tickets in the calling
+//    queue's scratch (the tickets are changed while the kernel runs: one set per queue).
 // Before those, the format policy may choose SELL-C-sigma: its structure is computed on the
 // host from the host row offsets (plan/sell_layout.hpp) and copied up asynchronously, the
 // padded columns and values filled from the CSR arrays by a kernel on the device, once per
@@ -24,6 +28,7 @@
 #include "kernels/cuda/launch.hpp"
 #include "plan/plan_cache.hpp"
 #include "plan/sell_layout.hpp"
+#include "plan/split_layout.hpp"
 #include "plan/spmv_policy.hpp"
 #include "queue.hpp"
 #include "reduce_state.hpp"
@@ -91,10 +96,19 @@ void upload_async(DeviceBuffer& dst, const std::vector<std::int32_t>& v, cudaStr
     TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst.as<int>(), v.data(), v.size() * sizeof(int), cudaMemcpyHostToDevice, stream));
 }
 
+// A matrix's split layout and its chunk list on the device (`ready`: the copy, recorded on the
+// queue that made it).
+struct SplitPlan {
+  std::shared_ptr<const plan::SplitLayout> layout;
+  DeviceBuffer chunks;
+  OwnedEvent ready;
+};
+
 }  // namespace
 
 struct CudaBackend::SellPlans {
   plan::PlanCache<SellPlan> plans;
+  plan::PlanCache<SplitPlan> splits;
 };
 std::shared_ptr<CudaBackend::SellPlans> CudaBackend::make_sell_plans() { return std::make_shared<SellPlans>(); }
 
@@ -154,6 +168,39 @@ std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, con
   return p;
 }
 
+// A's split plan (A takes the split kernel; stream null: the layout only, nothing copied up);
+// null while the stream records a graph and the plan is not on the device yet (merge runs: a
+// graph must not hold a one-off copy).
+std::shared_ptr<const SplitPlan> split_plan_for(CudaBackend::SellPlans& cache, const tuning::Tuning& t,
+                                                const CsrView& A, cudaStream_t stream) {
+  bool capturing = false;
+  if (stream != nullptr) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+    capturing = status != cudaStreamCaptureStatusNone;
+  }
+  const bool build = stream != nullptr && !capturing;
+  auto p = cache.splits.get(A.generation, [&](std::shared_ptr<const SplitPlan> old) {
+    if (old && (old->chunks.get() != nullptr || !build)) return old;
+    auto fresh = std::make_shared<SplitPlan>();
+    fresh->layout = old ? old->layout
+                        : std::make_shared<const plan::SplitLayout>(plan::split_layout(
+                              A.host_row_ptr, A.rows, t["spmv.split_row"], kSpmvChunk, t));
+    if (build) {
+      const std::vector<std::int32_t>& c = fresh->layout->chunks;
+      fresh->chunks.ensure(std::max<std::size_t>(c.size(), 1) * sizeof(int));
+      // From pageable memory: returns once staged (the layout is kept by the plan anyway).
+      if (!c.empty())
+        TESSERA_CUDA_CHECK(cudaMemcpyAsync(fresh->chunks.get(), c.data(), c.size() * sizeof(int),
+                                           cudaMemcpyHostToDevice, stream));
+      TESSERA_CUDA_CHECK(cudaEventRecord(fresh->ready.e, stream));
+    }
+    return std::shared_ptr<const SplitPlan>(fresh);
+  });
+  if (stream != nullptr && p->chunks.get() == nullptr) return nullptr;
+  return p;
+}
+
 }  // namespace
 
 std::string CudaBackend::spmv_kernel(DType dtype, const CsrView& A) {
@@ -161,7 +208,12 @@ std::string CudaBackend::spmv_kernel(DType dtype, const CsrView& A) {
   const auto p = dtype == DType::f32 ? sell_plan_for<float>(*sell_plans_, tune_, A, nullptr)
                                      : sell_plan_for<double>(*sell_plans_, tune_, A, nullptr);
   if (p) return plan::describe_sell(p->layout->c, p->layout->sigma, p->layout->padded, A.nnz);
-  return plan::describe_csr(plan::choose_spmv(A, tune_, false, kMergeTile));
+  const plan::SpmvChoice choice = plan::choose_spmv(A, tune_, false, kMergeTile);
+  if (choice.kernel == plan::SpmvKernel::split) {
+    const plan::SplitLayout& l = *split_plan_for(*sell_plans_, tune_, A, nullptr)->layout;
+    return plan::describe_split(l.lanes, l.long_rows, l.count());
+  }
+  return plan::describe_csr(choice);
 }
 
 // The partitions of the matrices seen last (bounded: oldest dropped first), shared by all queues
@@ -178,6 +230,7 @@ struct CudaBackend::SpmvPlans {
 // generation (kept until the next such call on this queue, so its buffers outlive the kernels).
 struct CudaBackend::SpmvState {
   DeviceBuffer carry_rows, carry_vals;
+  DeviceBuffer split_partial, split_tickets;  // the tickets are all 0 between calls
   std::shared_ptr<Partition> uncached;
 
   static SpmvState& of(CudaQueue& q) {
@@ -190,7 +243,7 @@ template <class T>
 void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y) {
   if (A.rows == 0) return;
   const cudaStream_t stream = stream_of(q);
-  const plan::SpmvChoice choice = plan::choose_spmv(A, tune_, false, kMergeTile);
+  plan::SpmvChoice choice = plan::choose_spmv(A, tune_, false, kMergeTile);
   const auto* rp = static_cast<const int*>(A.row_ptr);
   const auto* ci = static_cast<const int*>(A.col_idx);
   const auto* v = static_cast<const T*>(A.values);
@@ -207,7 +260,30 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
                                            p->values->val.template as<T>(), xp, a, b, yp, stream));
     return;
   }
+  std::shared_ptr<const SplitPlan> split;
+  if (choice.kernel == plan::SpmvKernel::split && !(split = split_plan_for(*sell_plans_, tune_, A, stream))) {
+    CsrView unsplit = A;  // recording a graph before the plan exists: the policy's choice without split
+    unsplit.host_row_ptr = nullptr;
+    choice = plan::choose_spmv(unsplit, tune_, false, kMergeTile);
+  }
   switch (choice.kernel) {
+    case plan::SpmvKernel::split: {
+      wait_for_event(stream, split->ready.e);  // copied up on another queue: this stream starts after it
+      const plan::SplitLayout& l = *split->layout;
+      SpmvState& st = SpmvState::of(queue_of(q));
+      const auto tickets_bytes = static_cast<std::size_t>(std::max<std::int64_t>(l.long_rows, 1)) * sizeof(int);
+      if (st.split_tickets.bytes() < tickets_bytes) {
+        st.split_tickets.ensure(tickets_bytes);
+        TESSERA_CUDA_CHECK(cudaMemsetAsync(st.split_tickets.get(), 0, st.split_tickets.bytes(), stream));
+      }
+      auto* partial = static_cast<T*>(
+          st.split_partial.ensure(static_cast<std::size_t>(std::max<std::int64_t>(l.count(), 1)) * sizeof(T)));
+      TESSERA_CUDA_CHECK(launch_spmv_split<T>(std::clamp(l.lanes, 2, 32), rows, rp, ci, v, xp, a, b, yp,
+                                              static_cast<int>(l.long_row),
+                                              static_cast<int>(l.count()), split->chunks.as<int>(), partial,
+                                              st.split_tickets.as<int>(), stream));
+      break;
+    }
     case plan::SpmvKernel::merge: {
       SpmvState& st = SpmvState::of(queue_of(q));
       std::shared_ptr<Partition> part;

@@ -213,6 +213,7 @@ void OpenCLBackend::spmv(QueueImpl& qi, double alpha, const CsrView& A, const Ve
                 A.values, x.data, x.offset, y.data, y.offset, A.rows, Real{alpha}, Real{beta}, read_y);
       return;
     }
+    case plan::SpmvKernel::split:  // CUDA's alone (spmv.split_max_nnz): never chosen here
     case plan::SpmvKernel::merge:
       spmv_merge<T>(*this, q, alpha, A, x, beta, y, defines);
       return;

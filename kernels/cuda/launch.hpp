@@ -121,6 +121,17 @@ cudaError_t launch_spmv_merge(int rows, int nnz, const int* row_ptr, const int* 
                               const T* x, T alpha, T beta, T* y, int tiles, const int2* coords, int* carry_rows,
                               T* carry_vals, cudaStream_t stream);
 
+// Split (plan/split_layout.hpp): warps 0 .. chunk_count - 1 (eight a block) sum a chunk of a
+// long row each (`chunks`: four ints a chunk), the warp finishing a row's last chunk (a ticket in
+// tickets[long row index], back to 0 when it is done) adds the row's partial sums; the blocks
+// after them run the vector kernel with `lanes` (2..32) threads a row over the rows of at most
+// long_row entries. partial: chunk_count values of scratch.
+constexpr int kSpmvChunk = 256;  // entries a chunk: 8 loads a lane in flight
+template <class T>
+cudaError_t launch_spmv_split(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
+                              const T* x, T alpha, T beta, T* y, int long_row, int chunk_count, const int* chunks,
+                              T* partial, int* tickets, cudaStream_t stream);
+
 // ---------------------------------------------------------------- spmv (SELL-C-sigma)
 // plan/sell_layout.hpp: a thread per slot (row of a slice), its j-th entry at slice_ptr[slice]
 // + j * c + lane, so a warp's rows (c = 32) read each step as one coalesced run. perm null: the

@@ -1,5 +1,5 @@
 // CSR SpMV, y = alpha A x + beta y. Bound: reading values, column indices and row pointers once,
-// plus the gathers of x (mostly L2 hits). Three kernels:
+// plus the gathers of x (mostly L2 hits). Four kernels:
 //  - stream (short, even rows): a warp's 32 rows read as one contiguous run of nonzeros;
 //  - vector: `lanes` threads per row (2..32, chosen on the host from the mean row length), so a
 //    warp reads contiguous runs of several rows' nonzeros; a shuffle tree finishes each row
@@ -9,7 +9,11 @@
 //    equal tiles of rows + nonzeros, so one huge row cannot stall a warp while others idle; the
 //    tile's products are formed with coalesced loads into shared memory, each thread then walks
 //    its share of the path, and rows cut by a thread or tile boundary are completed through
-//    carries (in the block via shared memory, across blocks by a small fix-up pass).
+//    carries (in the block via shared memory, across blocks by a small fix-up pass);
+//  - split (skewed matrices): the long rows' chunks of kSpmvChunk entries a warp each, then the
+//    vector kernel's groups over the other rows, in one launch; the warp finishing a row's last
+//    chunk adds the row's chunk sums (a fixed order, as every kernel here but merge's fix-up,
+//    whose atomics add a long row's carries in any order).
 #include <algorithm>
 #include <climits>
 
@@ -280,6 +284,57 @@ __global__ void merge_fixup_kernel(int rows, int tiles, const int* __restrict__ 
   if (row < rows && v != T(0)) atomicAdd(y + row, alpha * v);
 }
 
+// Split: a long row's chunk per warp (kSpmvChunk entries, its lanes' loads in flight together,
+// then a butterfly sum), eight chunks a block; or the vector kernel's rows.
+template <class T, int L>
+__global__ __launch_bounds__(kSpmvThreads) void spmv_split_kernel(
+    int rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, const T* __restrict__ values,
+    const T* __restrict__ x, T alpha, T beta, T* __restrict__ y, int long_row, int chunk_count, int chunk_blocks,
+    const int4* __restrict__ chunks, T* __restrict__ partial, int* __restrict__ tickets) {
+  if (static_cast<int>(blockIdx.x) < chunk_blocks) {
+    const int t = blockIdx.x * (kSpmvThreads / 32) + static_cast<int>(threadIdx.x) / 32;
+    if (t >= chunk_count) return;  // whole warps
+    const int lane = threadIdx.x % 32;
+    const int4 e = chunks[t];  // row, chunk in the row, the row's chunks, long-row index
+    const int row_end = row_ptr[e.x + 1];
+    const int first = row_ptr[e.x] + e.y * kSpmvChunk;
+    const int end = row_end - first > kSpmvChunk ? first + kSpmvChunk : row_end;
+    T sum = 0;
+#pragma unroll
+    for (int u = 0; u < kSpmvChunk / 32; ++u) {
+      const int j = first + lane + 32 * u;
+      if (j < end) sum += values[j] * __ldg(x + col_idx[j]);
+    }
+    sum = warp_sum(sum);
+    if (e.z == 1) {
+      if (lane == 0) y[e.x] = finish(alpha, sum, beta, y, e.x);
+      return;
+    }
+    int last = 0;
+    if (lane == 0) {
+      partial[t] = sum;
+      __threadfence();  // visible device-wide before the ticket is taken
+      last = atomicAdd(tickets + e.w, 1) == e.z - 1;
+    }
+    if (!__shfl_sync(kFullMask, last, 0)) return;
+    // The row's last chunk to finish: its chunks' sums, lane l taking l, l + 32, ... (through
+    // L2: other SMs wrote them), then the butterfly: the same order whichever warp comes last.
+    const int t0 = t - e.y;
+    T row_sum = 0;
+    for (int c = lane; c < e.z; c += 32) row_sum += __ldcg(partial + t0 + c);
+    row_sum = warp_sum(row_sum);
+    if (lane == 0) {
+      y[e.x] = finish(alpha, row_sum, beta, y, e.x);
+      tickets[e.w] = 0;  // every chunk of the row has taken its ticket
+    }
+    return;
+  }
+  const std::int64_t row = (static_cast<std::int64_t>(blockIdx.x - chunk_blocks) * kSpmvThreads + threadIdx.x) / L;
+  if (row >= rows || row_ptr[row + 1] - row_ptr[row] > long_row) return;  // whole groups of L lanes together
+  const T sum = vector_row_sum<T, L>(row, row_ptr, col_idx, values, x);
+  if (threadIdx.x % L == 0) y[row] = finish(alpha, sum, beta, y, row);
+}
+
 // SELL-C-sigma: a thread per slot; lanes of a slice read their step j side by side.
 template <class T>
 __global__ __launch_bounds__(kSpmvThreads) void spmv_sell_kernel(int rows, int c, const int* __restrict__ slice_ptr,
@@ -377,6 +432,30 @@ cudaError_t launch_spmv_dot(int lanes, int rows, const int* row_ptr, const int* 
   return cudaGetLastError();
 }
 
+template <class T>
+cudaError_t launch_spmv_split(int lanes, int rows, const int* row_ptr, const int* col_idx, const T* values,
+                              const T* x, T alpha, T beta, T* y, int long_row, int chunk_count, const int* chunks,
+                              T* partial, int* tickets, cudaStream_t stream) {
+  const int chunk_blocks = static_cast<int>(blocks_for(chunk_count, kSpmvThreads / 32));
+  const std::int64_t grid =
+      chunk_blocks + static_cast<std::int64_t>(blocks_for(static_cast<std::int64_t>(rows) * lanes, kSpmvThreads));
+  if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
+  const auto* c = reinterpret_cast<const int4*>(chunks);
+#define TESSERA_SPLIT(L)                                                                                         \
+  spmv_split_kernel<T, L><<<static_cast<unsigned>(grid), kSpmvThreads, 0, stream>>>(                             \
+      rows, row_ptr, col_idx, values, x, alpha, beta, y, long_row, chunk_count, chunk_blocks, c, partial, tickets)
+  switch (lanes) {
+    case 2: TESSERA_SPLIT(2); break;
+    case 4: TESSERA_SPLIT(4); break;
+    case 8: TESSERA_SPLIT(8); break;
+    case 16: TESSERA_SPLIT(16); break;
+    case 32: TESSERA_SPLIT(32); break;
+    default: return cudaErrorInvalidValue;
+  }
+#undef TESSERA_SPLIT
+  return cudaGetLastError();
+}
+
 cudaError_t launch_merge_partition(int rows, int nnz, const int* row_ptr, int tiles, int2* coords,
                                    cudaStream_t stream) {
   merge_partition_kernel<<<blocks_for(tiles + 1, 256), 256, 0, stream>>>(rows, nnz, row_ptr, tiles, coords);
@@ -403,6 +482,8 @@ cudaError_t launch_spmv_merge(int rows, int /*nnz*/, const int* row_ptr, const i
                                           const T*, T*, int, const ReduceScratch&, cudaStream_t);          \
   template cudaError_t launch_spmv_merge<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, \
                                             int, const int2*, int*, T*, cudaStream_t);                  \
+  template cudaError_t launch_spmv_split<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, int,  \
+                                            int, const int*, T*, int*, cudaStream_t);                         \
   template cudaError_t launch_spmv_sell<T>(int, int, const int*, const int*, const int*, const int*, const T*,  \
                                            const T*, T, T, T*, cudaStream_t);                                 \
   template cudaError_t launch_sell_fill<T>(int, int, const int*, const int*, const int*, const int*, const int*, \

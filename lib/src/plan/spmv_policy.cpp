@@ -14,6 +14,7 @@ const char* to_string(SpmvKernel k) {
     case SpmvKernel::vector: return "vector";
     case SpmvKernel::stream: return "stream";
     case SpmvKernel::merge: return "merge";
+    case SpmvKernel::split: return "split";
   }
   return "?";
 }
@@ -75,6 +76,21 @@ std::string describe_sell(int c, int sigma, std::int64_t padded, std::int64_t nn
   return buf;
 }
 
+std::string describe_split(int lanes, std::int64_t long_rows, std::int64_t chunks) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "csr/split(vector %d, %lld long rows in %lld chunks)", lanes,
+                static_cast<long long>(long_rows), static_cast<long long>(chunks));
+  return buf;
+}
+
+int vector_lanes(double mean, const tuning::Tuning& tune) {
+  const int max_lanes = tune.get("spmv.max_lanes"), min_lanes = tune.get("spmv.min_lanes");
+  const int shift = tune.get("spmv.lanes_shift");
+  int p = 1;
+  while (p < mean && p < (max_lanes << shift)) p *= 2;
+  return std::clamp(p >> shift, std::min(min_lanes, max_lanes), max_lanes);
+}
+
 std::string describe_csr(const SpmvChoice& c) {
   std::string s = std::string("csr/") + to_string(c.kernel);
   if (c.kernel == SpmvKernel::vector) s += "(" + std::to_string(c.lanes) + ")";
@@ -94,9 +110,18 @@ SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_ke
   const bool skewed = merge_skew > 0 && s.max_row > tune["spmv.long_row"] &&
                       static_cast<double>(s.max_row) > static_cast<double>(merge_skew) * mean;
   const bool merge_fits = A.rows + A.nnz < static_cast<std::int64_t>(INT_MAX) - merge_tile;
-  if (skewed && merge_fits && s.max_row > tune["spmv.merge_long_row"]) {
-    c.kernel = SpmvKernel::merge;
-    return c;
+  if (skewed && s.max_row > tune["spmv.merge_long_row"]) {
+    // The split layout is built once per matrix from the host row offsets: none without them,
+    // nor for a matrix without identity (generation 0), which would rebuild it at every call.
+    if (tune.has("spmv.split_max_nnz") && A.nnz <= tune["spmv.split_max_nnz"] &&
+        A.host_row_ptr != nullptr && A.generation != 0) {
+      c.kernel = SpmvKernel::split;
+      return c;
+    }
+    if (merge_fits) {
+      c.kernel = SpmvKernel::merge;
+      return c;
+    }
   }
   const std::int64_t stream_mean = tune["spmv.stream_mean"];
   if (!skewed && stream_mean > 0 && mean <= static_cast<double>(stream_mean)) {
@@ -105,12 +130,8 @@ SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_ke
     c.lanes = dot_lanes > 0 ? dot_lanes : 1;
     return c;
   }
-  const int max_lanes = tune.get("spmv.max_lanes"), min_lanes = tune.get("spmv.min_lanes");
-  const int shift = tune.get("spmv.lanes_shift");
-  int p = 1;
-  while (p < mean && p < (max_lanes << shift)) p *= 2;
   c.kernel = SpmvKernel::vector;
-  c.lanes = std::clamp(p >> shift, std::min(min_lanes, max_lanes), max_lanes);
+  c.lanes = vector_lanes(mean, tune);
   return c;
 }
 

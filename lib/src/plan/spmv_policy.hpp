@@ -8,6 +8,12 @@
 //            equal tiles, so one long row cannot keep a single warp busy while the others idle;
 //            skewed rows no longer than spmv.merge_long_row take the vector kernel (never the
 //            stream kernel, whose lanes would each sum a long row alone);
+//  - split:  instead of merge for a matrix of at most spmv.split_max_nnz entries (small enough
+//            that a call is latency-bound: merge path's partition search, staging and fix-up
+//            pass cost more there than the imbalance they remove; CUDA's alone, 0: never) and the host row offsets are known (and an identity, CsrView::generation, to
+//            keep the layout by): the rows longer than spmv.split_row cut into chunks of a fixed
+//            number of entries (plan/split_layout.hpp), a warp a chunk, beside the vector
+//            kernel's groups for the other rows, in one launch (lanes from the other rows' mean);
 //  - stream: not skewed and mean row <= spmv.stream_mean: a group's rows read as one coalesced
 //            run of nonzeros (short rows would leave most lanes of a vector kernel idle); for
 //            spmv_dot the vector kernel with spmv.dot_lanes lanes instead, where that is set;
@@ -35,7 +41,7 @@
 
 namespace tessera::plan {
 
-enum class SpmvKernel { rows, vector, stream, merge };
+enum class SpmvKernel { rows, vector, stream, merge, split };
 const char* to_string(SpmvKernel k);
 
 enum class SpmvFormat { csr, sell };
@@ -82,8 +88,12 @@ bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune);
 
 struct SpmvChoice {
   SpmvKernel kernel = SpmvKernel::vector;
-  int lanes = 1;  // vector: work-items per row
+  int lanes = 1;  // vector: work-items per row (split: from the short rows, plan::split_layout)
 };
+
+// The vector kernel's work-items per row for rows of `mean` nonzeros on average: (power of two
+// >= mean) >> spmv.lanes_shift, within spmv.min_lanes..spmv.max_lanes.
+int vector_lanes(double mean, const tuning::Tuning& tune);
 
 // `cpu_kernels`: the device runs the row-per-work-item kernels (OpenCL CPU classes).
 // `merge_tile`: rows + nonzeros per merge tile; merge needs rows + nnz + tile to fit in int32.
@@ -92,7 +102,10 @@ struct SpmvChoice {
 // set.
 SpmvChoice choose_spmv(const CsrView& A, const tuning::Tuning& tune, bool cpu_kernels, std::int64_t merge_tile,
                        bool dot = false);
-// "csr/vector(8)": what tessera::spmv_kernel reports for a CSR choice.
+// "csr/vector(8)": what tessera::spmv_kernel reports for a CSR choice (split: "csr/split",
+// describe_split once the layout is known).
 std::string describe_csr(const SpmvChoice& c);
+// "csr/split(vector 4, 180 long rows in 233 chunks)".
+std::string describe_split(int lanes, std::int64_t long_rows, std::int64_t chunks);
 
 }  // namespace tessera::plan

@@ -46,6 +46,25 @@ const std::vector<ParamSpec>& spmv_params() {
       {"spmv.merge_long_row",
        "merge-path kernel only where the longest row exceeds this; shorter skewed rows take the vector kernel",
        0, 1 << 20, Shape::any, {{"cuda/*", 256}, {"opencl/*", 0}}},
+      // Merge path's balance costs a partition search, the tile's staging and a fix-up pass:
+      // on a small skewed matrix, where a call is latency-bound, more than the imbalance it
+      // removes. H200, median ms f32, two rounds of one bench process per matrix and setting,
+      // cuSPARSE CSR in each (bench/RESULTS.md, session 36): vsp_model1 (380 K entries, rows up
+      // to 17 663) split 0.0127 / 0.0124, merge 0.0144 / 0.0150, cuSPARSE 0.0141 / 0.0137;
+      // power-law 2M (30 M entries) split 0.352 / 0.352 against merge 0.280 / 0.279 (cuSPARSE
+      // 0.263): there the vector groups' imbalance (rows up to 64 on 4 lanes) costs more than
+      // merge's passes. The bound lies between the two (not narrowed further; 4 M entries, 32 MB
+      // in f32, still fit the H100's and H200's 50 MB L2 across calls). CUDA's alone; needs the
+      // host row offsets. (dblp-2010, whose longest row is 238, keeps the vector kernel:
+      // spmv.merge_long_row; split there 0.0187 / 0.0187 against 0.0181 / 0.0181.)
+      {"spmv.split_max_nnz",
+       "skewed matrices of at most this many entries: long rows in chunks beside the vector kernel instead of merge "
+       "path (0: never)",
+       0, 1LL << 40, Shape::any, {{"cuda/*", 1 << 22}}},
+      // vsp_model1 with only its rows past 256 listed: 0.0156 / 0.0140 ms (the vector groups
+      // then walk rows of up to 256 on 4 lanes).
+      {"spmv.split_row", "split kernel: rows of more entries than this are cut into chunks", 1, 1 << 30, Shape::any,
+       {{"cuda/*", 64}}},
       // Tiles of spmv.wg x merge_items rows + nonzeros; on NVIDIA 2 or 8 items per work-item
       // were slower (f64 0.456 / 0.760 ms against 0.396 ms with 4, H200, 2026-11-22).
       {"spmv.merge_items", "OpenCL merge kernel: path items per work-item", 1, 64, Shape::any, {{"opencl/*", 4}}},
