@@ -279,13 +279,13 @@ TEST_CASE_TEMPLATE("spmv: skewed rows, the longest far above the mean (merge pat
   spmv_case(with_long_rows(local_random_csr<T>(7, 9001, 1, 3, 84), {{3, 5003}}, 85), "7 x 9001, one row of 5003", 86);
   spmv_case(with_long_rows(local_random_csr<T>(1031, 2053, 0, 2, 87, false, 0.5), {{1030, 2053}}, 88),
             "1031 x 2053, half empty, last row dense", 89);
-  // CUDA's split kernel cuts rows longer than spmv.split_row (64) into chunks of 256 entries (a
+  // CUDA's split kernel cuts rows longer than spmv.split_row (32) into chunks of 256 entries (a
   // warp each): rows at and around those edges, a chunk's edge at the matrix's last entry.
   spmv_case(with_long_rows(local_random_csr<T>(3001, 7001, 0, 4, 92),
-                           {{0, 64}, {1, 65}, {2, 256}, {3, 257}, {4, 511}, {5, 512}, {6, 513}, {1500, 4096},
+                           {{0, 32}, {1, 33}, {2, 64}, {3, 256}, {4, 257}, {5, 511}, {6, 512}, {7, 513}, {1500, 4096},
                             {1501, 4097}, {3000, 6144}},
                            93),
-            "3001 x 7001, rows of 64, 65, 256, 257, 511, 512, 513, 4096, 4097 and 6144 (last)", 94);
+            "3001 x 7001, rows of 32, 33, 64, 256, 257, 511, 512, 513, 4096, 4097 and 6144 (last)", 94);
   HostCsr<T> h;
   if (generated<T>("power_law_csr", [] { return power_law_csr<T>(20011, 1.2, 3, 20000, 90); }, h))
     spmv_case(h, "power_law_csr 20011, exponent 1.2, 3..20000", 91);

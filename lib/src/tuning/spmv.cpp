@@ -61,10 +61,13 @@ const std::vector<ParamSpec>& spmv_params() {
        "skewed matrices of at most this many entries: long rows in chunks beside the vector kernel instead of merge "
        "path (0: never)",
        0, 1LL << 40, Shape::any, {{"cuda/*", 1 << 22}}},
-      // vsp_model1 with only its rows past 256 listed: 0.0156 / 0.0140 ms (the vector groups
-      // then walk rows of up to 256 on 4 lanes).
+      // The longest row left to the vector groups (4 lanes on vsp_model1): each of their steps
+      // waits for a column index and then for x. vsp_model1, median ms f32 / f64 over two
+      // rounds (bench/RESULTS.md, session 36): 16: 0.0133, 0.0131 / 0.0136, 0.0132; 32: 0.0117,
+      // 0.0120 / 0.0120, 0.0136; 64: 0.0131, 0.0133 / 0.0133, 0.0138; 128: 0.0151, 0.0133 /
+      // 0.0163, 0.0144; only the rows past 256: 0.0156, 0.0140 (f32).
       {"spmv.split_row", "split kernel: rows of more entries than this are cut into chunks", 1, 1 << 30, Shape::any,
-       {{"cuda/*", 64}}},
+       {{"cuda/*", 32}}},
       // Tiles of spmv.wg x merge_items rows + nonzeros; on NVIDIA 2 or 8 items per work-item
       // were slower (f64 0.456 / 0.760 ms against 0.396 ms with 4, H200, 2026-11-22).
       {"spmv.merge_items", "OpenCL merge kernel: path items per work-item", 1, 64, Shape::any, {{"opencl/*", 4}}},
