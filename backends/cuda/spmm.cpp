@@ -34,13 +34,16 @@ struct CudaBackend::SpmmState {
   }
 
   // The listing buffer for (generation, chunk), of `bytes`; `listed`: it holds the listing already.
-  // While the stream records a graph nothing is kept: the listing kernels are recorded, not run.
-  void* listing(std::uint64_t generation, int chunk, std::size_t bytes, bool capturing, bool& listed) {
+  // While the stream records a graph nothing is kept: the listing kernels are recorded, not run
+  // (asked only when a listing is to be made: the lookup is the common case).
+  void* listing(std::uint64_t generation, int chunk, std::size_t bytes, cudaStream_t stream, bool& listed) {
     listed = generation != 0;
     for (const Listing& l : listings)
       if (listed && l.generation == generation && l.chunk == chunk) return l.lists.get();
     listed = false;
-    if (generation == 0 || capturing) return unlisted.ensure(bytes);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (generation != 0) TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    if (generation == 0 || capture != cudaStreamCaptureStatusNone) return unlisted.ensure(bytes);
     if (listings.size() >= kMaxListings) listings.pop_front();
     listings.emplace_back();
     listings.back().generation = generation;
@@ -73,12 +76,8 @@ void CudaBackend::spmm(QueueImpl& q, double alpha, const CsrView& A, const MatVi
     const std::int64_t pass = std::min<std::int64_t>(a.k, kSpmmLongPass);
     const std::size_t list_at = 16, chunks_at = list_at + static_cast<std::size_t>(max_rows) * sizeof(int4);
     const std::size_t lists_bytes = chunks_at + static_cast<std::size_t>(max_chunks) * sizeof(int2);
-    const cudaStream_t stream = stream_of(q);
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
     SpmmState& st = SpmmState::of(queue_of(q));
-    auto* base = static_cast<unsigned char*>(
-        st.listing(A.generation, chunk, lists_bytes, capture != cudaStreamCaptureStatusNone, a.long_listed));
+    auto* base = static_cast<unsigned char*>(st.listing(A.generation, chunk, lists_bytes, stream_of(q), a.long_listed));
     a.long_rows = true;
     a.long_row = static_cast<int>(long_row);
     a.long_chunk = chunk;
