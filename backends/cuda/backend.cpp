@@ -65,6 +65,12 @@ void wait_for_event(cudaStream_t stream, cudaEvent_t event) {
       stream, event, capture == cudaStreamCaptureStatusActive ? cudaEventWaitExternal : cudaEventWaitDefault));
 }
 
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
 namespace {
 std::atomic<std::uint64_t> freed_scratch{0};
 }  // namespace

@@ -39,6 +39,10 @@ inline void check(cudaError_t err, const char* call, const char* file, int line)
 // recorded into a graph may not depend on another stream's unrecorded work.
 void wait_for_event(cudaStream_t stream, cudaEvent_t event);
 
+// Whether `stream` is recording a graph: per-matrix plans and listings are never made then (a
+// graph must not hold a one-off build; its kernels would be recorded, not run).
+bool capturing(cudaStream_t stream);
+
 // How many DeviceBuffer allocations have been freed in this process (see DeviceBuffer).
 std::uint64_t scratch_generation() noexcept;
 

@@ -41,9 +41,7 @@ struct CudaBackend::SpmmState {
     for (const Listing& l : listings)
       if (listed && l.generation == generation && l.chunk == chunk) return l.lists.get();
     listed = false;
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (generation != 0) TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-    if (generation == 0 || capture != cudaStreamCaptureStatusNone) return unlisted.ensure(bytes);
+    if (generation == 0 || capturing(stream)) return unlisted.ensure(bytes);
     if (listings.size() >= kMaxListings) listings.pop_front();
     listings.emplace_back();
     listings.back().generation = generation;

@@ -119,13 +119,7 @@ template <class T>
 std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, const tuning::Tuning& t, const CsrView& A,
                                               cudaStream_t stream) {
   if (!plan::sell_candidate(A, t, sizeof(T))) return nullptr;
-  bool capturing = false;
-  if (stream != nullptr) {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
-    capturing = status != cudaStreamCaptureStatusNone;
-  }
-  const bool build = stream != nullptr && !capturing;
+  const bool build = stream != nullptr && !capturing(stream);
   const int c = t.get("spmv.sell_c");
   const int sigma = plan::sell_sigma_for(t.get("spmv.sell_sigma"), c);
   auto p = cache.plans.get(A.generation, [&](std::shared_ptr<const SellPlan> old) {
@@ -173,13 +167,7 @@ std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, con
 // graph must not hold a one-off copy).
 std::shared_ptr<const SplitPlan> split_plan_for(CudaBackend::SellPlans& cache, const tuning::Tuning& t,
                                                 const CsrView& A, cudaStream_t stream) {
-  bool capturing = false;
-  if (stream != nullptr) {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
-    capturing = status != cudaStreamCaptureStatusNone;
-  }
-  const bool build = stream != nullptr && !capturing;
+  const bool build = stream != nullptr && !capturing(stream);
   auto p = cache.splits.get(A.generation, [&](std::shared_ptr<const SplitPlan> old) {
     if (old && (old->chunks.get() != nullptr || !build)) return old;
     auto fresh = std::make_shared<SplitPlan>();
