@@ -174,7 +174,7 @@ __global__ __launch_bounds__(kSpmmLongThreads) void spmm_chunk_kernel(
                         partial, alpha, beta, read_y, Y, ldy);
 }
 
-// One launch for both (spmm.one_launch, blocks of kSpmmLongThreads): the first chunk_grid blocks
+// One launch for both (spmm.one_launch_max_nnz, blocks of kSpmmLongThreads): the first chunk_grid blocks
 // take the chunks' first pass of columns (started first: the long rows are the critical path),
 // the rest the rows.
 template <class T, int W, int C>

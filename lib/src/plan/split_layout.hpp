@@ -1,5 +1,5 @@
 // The split SpMV layout (plan/spmv_policy.hpp, SpmvKernel::split): a skewed matrix's few long
-// rows cut into chunks of a fixed number of entries, each summed by a whole group of threads,
+// rows cut into chunks of a fixed number of entries, each summed by a warp (kSpmvChunk on CUDA),
 // while the vector kernel's groups take the other rows in the same launch. Merge path balances
 // such a matrix too, but pays for it on every row (a partition search, the tile's products
 // staged in shared memory, carries and a fix-up pass); here the short rows run as an unskewed
