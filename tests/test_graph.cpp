@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "support/compare.hpp"
 #include "support/devices.hpp"
 #include "support/random.hpp"
 #include "tessera/tessera.hpp"
@@ -84,6 +86,42 @@ TEST_CASE_TEMPLATE("graphs: a recorded sequence replays bit-identically to the s
     CHECK(g.launch(other));
     other.synchronize();
     CHECK(same_bits(plain.x.to_host(), replayed.x.to_host()));
+  }
+}
+
+TEST_CASE_TEMPLATE("graphs: a skewed SpMV recorded on a queue that never ran it replays right, and runs right after",
+                   T, float, double) {
+  // The matrix's shared plans (CUDA: the split layout) are made on the default queue first; the
+  // recording queue has none of its own scratch for it yet (CUDA: the split kernel's row
+  // tickets, zeroed when allocated), nor is merge path's partition made: what the recording
+  // holds must not leave the queue, or the shared cache, with work recorded but never run.
+  const std::int64_t n = 3001;
+  const HostCsr<T> h = power_law_csr<T>(n, 1.2, 3, 3000, 61);
+  const auto hx = random_vector<T>(static_cast<std::size_t>(n), 62);
+  // |y_i| <= sum_j |a_ij x_j| <= 3000 (entries and x within [-1, 1]): merge and split sum in
+  // different orders.
+  const double bound = gamma_bound<T>(3002) * 3000;
+  for (const Device& d : all_devices()) {
+    const Queue q = d.new_queue(), other = d.new_queue();
+    if (!q.can_capture()) continue;
+    INFO(d.spec());
+    const auto A = CsrMatrix<T>::from_host(d, h);
+    const auto x = Vector<T>::from_host(d, hx);
+    Vector<T> y0(d, n), y1(d, n), y2(d, n), y3(d, n);
+    spmv(T(1), A, x, T(0), y0);
+    const auto expected = y0.to_host();
+    q.begin_capture();
+    spmv(q, T(1), A, x, T(0), y1);
+    const Graph g = q.end_capture();
+    spmv(q, T(1), A, x, T(0), y2);  // outside the graph, on the same queue, before any replay
+    q.synchronize();
+    check_close(y2.to_host(), expected, bound, "after the recording, same queue, not replayed yet");
+    REQUIRE(g.launch(q));
+    q.synchronize();
+    check_close(y1.to_host(), expected, bound, "replayed");
+    spmv(other, T(1), A, x, T(0), y3);  // another queue, whatever the recording made
+    other.synchronize();
+    check_close(y3.to_host(), expected, bound, "after the recording, another queue");
   }
 }
 

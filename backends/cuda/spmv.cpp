@@ -39,7 +39,9 @@ namespace {
 
 // One matrix's merge-path partition: written once by the kernel queued on the queue that first
 // needed it, read-only afterwards. `done` marks its completion, so a queue that uses it first
-// waits for it on the device (cudaStreamWaitEvent), never on the host.
+// waits for it on the device (cudaStreamWaitEvent), never on the host; null for one made while
+// the stream records a graph (used by that stream alone: an event recorded there could not even
+// be queried).
 struct Partition {
   int tiles = 0;
   DeviceBuffer coords;
@@ -59,6 +61,7 @@ std::shared_ptr<Partition> make_partition(const CsrView& A, cudaStream_t stream)
   TESSERA_CUDA_CHECK(launch_merge_partition(static_cast<int>(A.rows), static_cast<int>(A.nnz),
                                             static_cast<const int*>(A.row_ptr), p->tiles, p->coords.as<int2>(),
                                             stream));
+  if (capturing(stream)) return p;
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(p->done, stream));
   return p;
@@ -249,17 +252,24 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
     return;
   }
   std::shared_ptr<const SplitPlan> split;
-  if (choice.kernel == plan::SpmvKernel::split && !(split = split_plan_for(*sell_plans_, tune_, A, stream))) {
-    CsrView unsplit = A;  // recording a graph before the plan exists: the policy's choice without split
-    unsplit.host_row_ptr = nullptr;
-    choice = plan::choose_spmv(unsplit, tune_, false, kMergeTile);
+  std::size_t tickets_bytes = 0;
+  if (choice.kernel == plan::SpmvKernel::split) {
+    split = split_plan_for(*sell_plans_, tune_, A, stream);
+    if (split) tickets_bytes = static_cast<std::size_t>(std::max<std::int64_t>(split->layout->long_rows, 1)) * sizeof(int);
+    // The queue's tickets are zeroed when first allocated, which a graph's recording would only
+    // record: while recording, a queue without them takes the choice without split too.
+    if (split && SpmvState::of(queue_of(q)).split_tickets.bytes() < tickets_bytes && capturing(stream)) split.reset();
+    if (!split) {
+      CsrView unsplit = A;  // recording a graph before the plan exists: the policy's choice without split
+      unsplit.host_row_ptr = nullptr;
+      choice = plan::choose_spmv(unsplit, tune_, false, kMergeTile);
+    }
   }
   switch (choice.kernel) {
     case plan::SpmvKernel::split: {
       wait_for_event(stream, split->ready.e);  // copied up on another queue: this stream starts after it
       const plan::SplitLayout& l = *split->layout;
       SpmvState& st = SpmvState::of(queue_of(q));
-      const auto tickets_bytes = static_cast<std::size_t>(std::max<std::int64_t>(l.long_rows, 1)) * sizeof(int);
       if (st.split_tickets.bytes() < tickets_bytes) {
         st.split_tickets.ensure(tickets_bytes);
         TESSERA_CUDA_CHECK(cudaMemsetAsync(st.split_tickets.get(), 0, st.split_tickets.bytes(), stream));
@@ -283,6 +293,10 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
         SpmvPlans& plans = *spmv_plans_;
         if (auto it = plans.partitions.find(A.generation); it != plans.partitions.end()) {
           part = it->second;
+        } else if (capturing(stream)) {
+          // Made for the graph alone: its kernel is recorded, not run, so no other queue may
+          // find it in the shared cache.
+          part = st.uncached = make_partition(A, stream);
         } else {
           // Queued here under the lock, so no other queue computes it twice.
           part = make_partition(A, stream);
@@ -295,7 +309,7 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
         }
       }
       // Made on another queue: this stream starts after it is written (free once it has been).
-      wait_for_event(stream, part->done);
+      if (part->done != nullptr) wait_for_event(stream, part->done);
       auto* carry_rows = static_cast<int*>(st.carry_rows.ensure(static_cast<std::size_t>(part->tiles) * sizeof(int)));
       auto* carry_vals = static_cast<T*>(st.carry_vals.ensure(static_cast<std::size_t>(part->tiles) * sizeof(T)));
       TESSERA_CUDA_CHECK(launch_spmv_merge<T>(rows, static_cast<int>(A.nnz), rp, ci, v, xp, a, b, yp, part->tiles,
