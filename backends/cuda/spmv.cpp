@@ -170,20 +170,16 @@ std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, con
 // graph must not hold a one-off copy).
 std::shared_ptr<const SplitPlan> split_plan_for(CudaBackend::SellPlans& cache, const tuning::Tuning& t,
                                                 const CsrView& A, cudaStream_t stream) {
-  const bool build = stream != nullptr && !capturing(stream);
   auto p = cache.splits.get(A.generation, [&](std::shared_ptr<const SplitPlan> old) {
-    if (old && (old->chunks.get() != nullptr || !build)) return old;
+    if (old && old->chunks.get() != nullptr) return old;  // the common case: no capture query
+    const bool build = stream != nullptr && !capturing(stream);
+    if (old && !build) return old;
     auto fresh = std::make_shared<SplitPlan>();
     fresh->layout = old ? old->layout
                         : std::make_shared<const plan::SplitLayout>(plan::split_layout(
                               A.host_row_ptr, A.rows, t["spmv.split_row"], kSpmvChunk, t));
     if (build) {
-      const std::vector<std::int32_t>& c = fresh->layout->chunks;
-      fresh->chunks.ensure(std::max<std::size_t>(c.size(), 1) * sizeof(int));
-      // From pageable memory: returns once staged (the layout is kept by the plan anyway).
-      if (!c.empty())
-        TESSERA_CUDA_CHECK(cudaMemcpyAsync(fresh->chunks.get(), c.data(), c.size() * sizeof(int),
-                                           cudaMemcpyHostToDevice, stream));
+      upload_async(fresh->chunks, fresh->layout->chunks, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(fresh->ready.e, stream));
     }
     return std::shared_ptr<const SplitPlan>(fresh);
