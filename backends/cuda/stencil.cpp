@@ -31,6 +31,7 @@ std::int64_t CudaBackend::tblock_runs_chunk(std::size_t elem, int levels, int ro
     resident = std::max(resident, 1);
     cached.store(resident, std::memory_order_relaxed);
   }
+  if (const int chunk = tune_.get("stencil.runs_z_chunk"); chunk > 0) return chunk;
   plan::ZChunkQuery z;
   z.nz = nz;
   z.xy_tiles = t.xy_tiles;

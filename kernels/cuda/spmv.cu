@@ -193,7 +193,22 @@ __global__ __launch_bounds__(kMergeThreads) void spmv_merge_kernel(
   // (never completed here: its end lies past the tile), or past the matrix.
   for (int i = tid; i <= tile_rows; i += THREADS)
     s_row_end[i] = r0 + i < rows ? row_ptr[r0 + i + 1] - z0 : INT_MAX;
-  for (int j = tid; j < tile_nnz; j += THREADS) s_prod[j] = values[z0 + j] * __ldg(x + col_idx[z0 + j]);
+  // The tile's products: all of a thread's column indices and values first (streamed past L2,
+  // whose room is x's), then its gathers, so that PER loads of each kind are in flight at once
+  // (a loop that waited for each index before its gather took 0.278-0.284 ms on power-law 2M
+  // f32 against 0.261-0.263 now, H200, bench/RESULTS.md session 37).
+  constexpr int PER = TILE / THREADS;
+  int col[PER];
+  T val[PER];
+#pragma unroll
+  for (int u = 0; u < PER; ++u) {
+    const int j = tid + u * THREADS;
+    col[u] = j < tile_nnz ? __ldcs(col_idx + z0 + j) : 0;
+    val[u] = j < tile_nnz ? __ldcs(values + z0 + j) : T(0);
+  }
+#pragma unroll
+  for (int u = 0; u < PER; ++u)
+    if (tid + u * THREADS < tile_nnz) s_prod[tid + u * THREADS] = val[u] * __ldg(x + col[u]);
   __syncthreads();
 
   const int tile_items = tile_rows + tile_nnz;

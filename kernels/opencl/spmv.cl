@@ -247,7 +247,17 @@ __kernel __attribute__((reqd_work_group_size(SPMV_WG, 1, 1))) void spmv_merge(
   // (never completed here: its end lies past the tile), or past the matrix.
   for (int i = tid; i <= tile_rows; i += SPMV_WG)
     s_row_end[i] = r0 + i < rows ? row_ptr[r0 + i + 1] - z0 : INT_MAX;
-  for (int j = tid; j < tile_nnz; j += SPMV_WG) s_prod[j] = values[z0 + j] * x[col_idx[z0 + j]];
+  // All of a work-item's indices and values first, then its gathers: SPMV_MERGE_ITEMS loads of
+  // each kind in flight at once (kernels/cuda/spmv.cu's merge kernel says what it gained there).
+  int col[SPMV_MERGE_ITEMS];
+  REAL val[SPMV_MERGE_ITEMS];
+  for (int u = 0; u < SPMV_MERGE_ITEMS; ++u) {
+    const int j = tid + u * SPMV_WG;
+    col[u] = j < tile_nnz ? col_idx[z0 + j] : 0;
+    val[u] = j < tile_nnz ? values[z0 + j] : (REAL)0;
+  }
+  for (int u = 0; u < SPMV_MERGE_ITEMS; ++u)
+    if (tid + u * SPMV_WG < tile_nnz) s_prod[tid + u * SPMV_WG] = val[u] * x[col[u]];
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const int tile_items = tile_rows + tile_nnz;
