@@ -3,7 +3,8 @@
 // device copy brings the result back to u. A 3D step is the plane sweep (stencil.plane_sweep; its
 // z chunk is stencil.z_chunk, halved while the grid would have fewer than 8 blocks per SM), a
 // thread per stencil.cells cells along x, or for radius 1 the runs kernel of the temporal
-// blocking with one level (its z chunks from plan/stencil_chunks.hpp, as its blocked passes').
+// blocking with one level (its z chunks from plan/stencil_chunks.hpp, as its blocked passes', or
+// stencil.runs_z_chunk).
 // 3D 7-point with steps > 1 on a grid beyond the L2: temporally blocked passes (below;
 // stencil.time_block, stencil.tb_rows). Every case but the isotropic all-Dirichlet one without a
 // source takes stencil_general (kernels/cuda/stencil_general.cu).
@@ -23,6 +24,7 @@ std::int64_t CudaBackend::tblock_runs_chunk(std::size_t elem, int levels, int ro
   const int row_index = rows == 4 ? 2 : rows - 1;
   if (t.xy_tiles == 0 || row_index < 0 || row_index > 2)
     throw InvalidArgument("cuda: stencil: stencil.tb_rows must be 1, 2 or 4");
+  if (const int chunk = tune_.get("stencil.runs_z_chunk"); chunk > 0) return chunk;  // the user's, not the model's
   const int slot = ((elem == 8 ? 1 : 0) * 4 + levels - 1) * 3 + row_index;
   std::atomic<int>& cached = runs_resident_[static_cast<std::size_t>(slot)];
   int resident = cached.load(std::memory_order_relaxed);
@@ -31,7 +33,6 @@ std::int64_t CudaBackend::tblock_runs_chunk(std::size_t elem, int levels, int ro
     resident = std::max(resident, 1);
     cached.store(resident, std::memory_order_relaxed);
   }
-  if (const int chunk = tune_.get("stencil.runs_z_chunk"); chunk > 0) return chunk;
   plan::ZChunkQuery z;
   z.nz = nz;
   z.xy_tiles = t.xy_tiles;

@@ -78,8 +78,9 @@ const std::vector<ParamSpec>& stencil_params() {
        0, 4, Shape::any, {{"cuda/*", 0}}},
       {"stencil.z_chunk", "CUDA 3D: planes per block along z (the plane sweeps' run)", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}}},
-      // The model's chunk is as good as any fixed one: one step of 512^3 x16 on an H200 (ms f32 /
-      // f64, bench/RESULTS.md session 37): model 5.207 / 10.59; 8 planes 5.735 / 11.64, 16
+      // The model's chunk against fixed ones, one step of 512^3 x16 on an H200 (ms f32 / f64, one
+      // round, bench/RESULTS.md session 37): within 0.3 % of the best for f32, 3.5 % for f64
+      // (left as it is: one call's spread is 1 %): model 5.207 / 10.59; 8 planes 5.735 / 11.64, 16
       // 5.286 / 10.35, 24-48 5.190-5.200 / 10.22-10.27, 64 5.320 / 10.37, 128 5.313 / 10.59, 512
       // 5.930 / 13.79.
       {"stencil.runs_z_chunk",
