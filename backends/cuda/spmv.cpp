@@ -39,9 +39,9 @@ namespace {
 
 // One matrix's merge-path partition: written once by the kernel queued on the queue that first
 // needed it, read-only afterwards. `done` marks its completion, so a queue that uses it first
-// waits for it on the device (cudaStreamWaitEvent), never on the host; null for one made while
-// the stream records a graph (used by that stream alone: an event recorded there could not even
-// be queried).
+// waits for it on the device (cudaStreamWaitEvent), never on the host; null for one used by the
+// stream that made it alone (a matrix without a generation, or one made while the stream records
+// a graph, where an event recorded could not even be queried): stream order is enough there.
 struct Partition {
   int tiles = 0;
   DeviceBuffer coords;
@@ -54,14 +54,15 @@ struct Partition {
   }
 };
 
-std::shared_ptr<Partition> make_partition(const CsrView& A, cudaStream_t stream) {
+// `shared`: put in the cache every queue reads (never while the stream captures a graph).
+std::shared_ptr<Partition> make_partition(const CsrView& A, cudaStream_t stream, bool shared) {
   auto p = std::make_shared<Partition>();
   p->tiles = static_cast<int>((A.rows + A.nnz + kMergeTile - 1) / kMergeTile);
   p->coords.ensure(static_cast<std::size_t>(p->tiles + 1) * sizeof(int2));
   TESSERA_CUDA_CHECK(launch_merge_partition(static_cast<int>(A.rows), static_cast<int>(A.nnz),
                                             static_cast<const int*>(A.row_ptr), p->tiles, p->coords.as<int2>(),
                                             stream));
-  if (capturing(stream)) return p;
+  if (!shared) return p;
   TESSERA_CUDA_CHECK(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
   TESSERA_CUDA_CHECK(cudaEventRecord(p->done, stream));
   return p;
@@ -282,7 +283,7 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
       SpmvState& st = SpmvState::of(queue_of(q));
       std::shared_ptr<Partition> part;
       if (A.generation == 0) {
-        part = st.uncached = make_partition(A, stream);
+        part = st.uncached = make_partition(A, stream, false);
       } else {
         std::lock_guard<std::mutex> lock(spmv_mutex_);
         if (!spmv_plans_) spmv_plans_ = std::make_shared<SpmvPlans>();
@@ -292,10 +293,10 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
         } else if (capturing(stream)) {
           // Made for the graph alone: its kernel is recorded, not run, so no other queue may
           // find it in the shared cache.
-          part = st.uncached = make_partition(A, stream);
+          part = st.uncached = make_partition(A, stream, false);
         } else {
           // Queued here under the lock, so no other queue computes it twice.
-          part = make_partition(A, stream);
+          part = make_partition(A, stream, true);
           if (plans.order.size() >= SpmvPlans::kMaxPartitions) {
             plans.partitions.erase(plans.order.front());
             plans.order.erase(plans.order.begin());
