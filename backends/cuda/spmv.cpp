@@ -78,7 +78,7 @@ struct OwnedEvent {
 };
 // The structure's device arrays (shared by a plan's value refreshes).
 struct SellArrays {
-  DeviceBuffer slice_ptr, row_len, perm, col;
+  DeviceBuffer slice_ptr, perm, col;
 };
 struct SellValues {
   DeviceBuffer val;
@@ -145,7 +145,6 @@ std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, con
     if (with_cols) {
       auto a = std::make_shared<SellArrays>();
       upload_async(a->slice_ptr, l.slice_ptr, stream);
-      upload_async(a->row_len, l.row_len, stream);
       upload_async(a->perm, l.perm, stream);
       a->col.ensure(static_cast<std::size_t>(l.padded) * sizeof(int));
       fresh->arrays = std::move(a);
@@ -153,7 +152,7 @@ std::shared_ptr<const SellPlan> sell_plan_for(CudaBackend::SellPlans& cache, con
     auto v = std::make_shared<SellValues>();
     v->val.ensure(static_cast<std::size_t>(l.padded) * sizeof(T));
     const SellArrays& a = *fresh->arrays;
-    TESSERA_CUDA_CHECK(launch_sell_fill<T>(static_cast<int>(A.rows), l.c, a.slice_ptr.as<int>(), a.row_len.as<int>(),
+    TESSERA_CUDA_CHECK(launch_sell_fill<T>(static_cast<int>(A.rows), l.c, a.slice_ptr.as<int>(),
                                            l.sorted() ? a.perm.as<int>() : nullptr, static_cast<const int*>(A.row_ptr),
                                            static_cast<const int*>(A.col_idx), static_cast<const T*>(A.values),
                                            a.col.as<int>(), v->val.as<T>(), with_cols, stream));
@@ -243,7 +242,8 @@ void CudaBackend::spmv(QueueImpl& q, double alpha, const CsrView& A, const VecVi
     // Filled on another queue: this stream starts after it (free once it has been).
     wait_for_event(stream, p->values->ready.e);
     const SellArrays& s = *p->arrays;
-    TESSERA_CUDA_CHECK(launch_spmv_sell<T>(rows, p->layout->c, s.slice_ptr.as<int>(), s.row_len.as<int>(),
+    TESSERA_CUDA_CHECK(launch_spmv_sell<T>(rows, p->layout->c, static_cast<int>(tune_["spmv.sell_steps"]),
+                                           s.slice_ptr.as<int>(),
                                            p->layout->sorted() ? s.perm.as<int>() : nullptr, s.col.as<int>(),
                                            p->values->val.template as<T>(), xp, a, b, yp, stream));
     return;
@@ -328,13 +328,15 @@ TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, spmv)
 
 namespace {
 
-// spmv_dot in one launch where CSR runs the stream or vector kernel; false where SELL or merge
-// runs (or A has no rows), and the caller runs spmv, then dot.
+// spmv_dot in one launch where CSR runs the stream or vector kernel; false where merge runs, SELL
+// is forced (spmv.format=sell) or A has no rows, and the caller runs spmv, then dot. Where the
+// automatic choice would take SELL, the fused CSR kernel still runs: a separate dot reads y and w
+// again (two vectors), more than SELL saves (the row offsets, one int a row).
 template <class T>
-bool spmv_dot_fused(CudaBackend::SellPlans& sell, const tuning::Tuning& t, int max_blocks, const ReduceScratch& rs,
-                    cudaStream_t stream, double alpha, const CsrView& A, const VecView& x, double beta,
-                    const VecView& y, const VecView& w, const VecView& out) {
-  if (A.rows == 0 || sell_plan_for<T>(sell, t, A, nullptr)) return false;
+bool spmv_dot_fused(const tuning::Tuning& t, int max_blocks, const ReduceScratch& rs, cudaStream_t stream,
+                    double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y, const VecView& w,
+                    const VecView& out) {
+  if (A.rows == 0 || static_cast<plan::FormatSetting>(t["spmv.format"]) == plan::FormatSetting::sell) return false;
   const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, kMergeTile, true);
   if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
   const int lanes = choice.kernel == plan::SpmvKernel::stream ? 0 : std::clamp(choice.lanes, 2, 32);
@@ -352,10 +354,10 @@ void CudaBackend::spmv_dot(DType dtype, QueueImpl& q, double alpha, const CsrVie
   make_current();
   CudaQueue& cq = queue_of(q);
   const ReduceState& st = ReduceState::of(cq, reduce_blocks_);
-  const bool fused = dtype == DType::f32 ? spmv_dot_fused<float>(*sell_plans_, tune_, st.max_blocks, st.view(),
-                                                                  cq.stream(), alpha, A, x, beta, y, w, out)
-                                         : spmv_dot_fused<double>(*sell_plans_, tune_, st.max_blocks, st.view(),
-                                                                   cq.stream(), alpha, A, x, beta, y, w, out);
+  const bool fused = dtype == DType::f32
+                         ? spmv_dot_fused<float>(tune_, st.max_blocks, st.view(), cq.stream(), alpha, A, x, beta, y, w, out)
+                         : spmv_dot_fused<double>(tune_, st.max_blocks, st.view(), cq.stream(), alpha, A, x, beta, y, w,
+                                                  out);
   if (!fused) Backend::spmv_dot(dtype, q, alpha, A, x, beta, y, w, out);
 }
 

@@ -134,16 +134,17 @@ cudaError_t launch_spmv_split(int lanes, int rows, const int* row_ptr, const int
 
 // ---------------------------------------------------------------- spmv (SELL-C-sigma)
 // plan/sell_layout.hpp: a thread per slot (row of a slice), its j-th entry at slice_ptr[slice]
-// + j * c + lane, so a warp's rows (c = 32) read each step as one coalesced run. perm null: the
-// slot is the row. rows = the matrix's rows (slots past them are padding).
+// + j * c + lane, so a warp's rows (c = 32) read each step as one coalesced run, every slot to
+// its slice's width, `steps` (1, 2, 4 or 8) of them loaded at a time. perm null: the slot is the
+// row. rows = the matrix's rows.
 template <class T>
-cudaError_t launch_spmv_sell(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
-                             const int* col, const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream);
-// The conversion from CSR (with_cols: the columns too; else the values only, after
-// update_values).
+cudaError_t launch_spmv_sell(int rows, int c, int steps, const int* slice_ptr, const int* perm, const int* col,
+                             const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream);
+// The conversion from CSR, padding included (column -1, value 0): with_cols, the columns too;
+// else the values only, after update_values.
 template <class T>
-cudaError_t launch_sell_fill(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
-                             const int* row_ptr, const int* col_idx, const T* values, int* col, T* val, bool with_cols,
+cudaError_t launch_sell_fill(int rows, int c, const int* slice_ptr, const int* perm, const int* row_ptr,
+                             const int* col_idx, const T* values, int* col, T* val, bool with_cols,
                              cudaStream_t stream);
 
 // ---------------------------------------------------------------- dense triangular solves

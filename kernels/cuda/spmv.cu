@@ -350,58 +350,99 @@ __global__ __launch_bounds__(kSpmvThreads) void spmv_split_kernel(
   if (threadIdx.x % L == 0) y[row] = finish(alpha, sum, beta, y, row);
 }
 
-// SELL-C-sigma: a thread per slot; lanes of a slice read their step j side by side.
-template <class T>
-__global__ __launch_bounds__(kSpmvThreads) void spmv_sell_kernel(int rows, int c, const int* __restrict__ slice_ptr,
-                                                                 const int* __restrict__ row_len,
+// SELL-C-sigma: a thread per slot; lanes of a slice read their step j side by side, every lane
+// to the slice's width (slice_ptr's difference / c: no per-row length is read, the bytes of a
+// CSR row offset saved). Padding holds column -1 and value 0, and its gather is predicated off,
+// so it costs its streamed bytes but no L2 sector of x, and an infinite or NaN x never meets it.
+// Steps go S at a time, their column and value loads all issued before the first gather (steps
+// past the width predicated off, no serial tail): one step at a time, a thread waits twice per
+// step (the column, then x) and too few bytes are in flight to keep DRAM busy.
+template <class T, int S>
+__global__ __launch_bounds__(kSpmvThreads) void spmv_sell_kernel(int rows, int log2c, const int* __restrict__ slice_ptr,
                                                                  const int* __restrict__ perm,
                                                                  const int* __restrict__ col,
                                                                  const T* __restrict__ val, const T* __restrict__ x,
                                                                  T alpha, T beta, T* __restrict__ y) {
-  const std::int64_t slot = static_cast<std::int64_t>(blockIdx.x) * kSpmvThreads + threadIdx.x;
-  if (slot >= rows) return;
-  const int s = static_cast<int>(slot / c);
-  const int len = row_len[slot];
-  int k = slice_ptr[s] + static_cast<int>(slot - static_cast<std::int64_t>(s) * c);
+  // 32-bit index arithmetic, slices by shifts (C is a power of two): a 64-bit division per
+  // thread costs more than a Laplacian row's whole loop.
+  const std::int64_t gslot = static_cast<std::int64_t>(blockIdx.x) * kSpmvThreads + threadIdx.x;
+  if (gslot >= rows) return;
+  const int slot = static_cast<int>(gslot);
+  const int s = slot >> log2c;
+  const int first = slice_ptr[s];
+  const int width = (slice_ptr[s + 1] - first) >> log2c;
+  const int c = 1 << log2c;
+  int k = first + (slot & (c - 1));
   T sum = 0;
-  for (int j = 0; j < len; ++j, k += c) sum += __ldcs(val + k) * __ldg(x + __ldcs(col + k));
-  const std::int64_t r = perm != nullptr ? perm[slot] : slot;
+  for (int j = 0; j < width; j += S, k += S * c) {
+    int cc[S];
+    T v[S];
+#pragma unroll
+    for (int u = 0; u < S; ++u) {
+      const bool in = j + u < width;
+      cc[u] = in ? __ldcs(col + k + u * c) : -1;
+      v[u] = in ? __ldcs(val + k + u * c) : T(0);
+    }
+    // v * 0 where the gather is off: the value load never waits for the column's.
+#pragma unroll
+    for (int u = 0; u < S; ++u) sum += v[u] * (cc[u] >= 0 ? __ldg(x + cc[u]) : T(0));
+  }
+  const int r = perm != nullptr ? perm[slot] : slot;
   y[r] = finish(alpha, sum, beta, y, r);
 }
 
+// A thread per slot of every slice (the last slice's slots past the rows included): the row's
+// entries, then padding (column -1, value 0) to the slice's width.
 template <class T>
-__global__ void sell_fill_kernel(int rows, int c, const int* __restrict__ slice_ptr, const int* __restrict__ row_len,
+__global__ void sell_fill_kernel(int rows, std::int64_t slots, int c, const int* __restrict__ slice_ptr,
                                  const int* __restrict__ perm, const int* __restrict__ row_ptr,
                                  const int* __restrict__ col_idx, const T* __restrict__ values, int* __restrict__ col,
                                  T* __restrict__ val, bool with_cols) {
   const std::int64_t slot = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (slot >= rows) return;
+  if (slot >= slots) return;
   const int s = static_cast<int>(slot / c);
-  const int len = row_len[slot];
-  const int src = row_ptr[perm != nullptr ? perm[slot] : slot];
+  const int width = (slice_ptr[s + 1] - slice_ptr[s]) / c;
+  int src = 0, len = 0;
+  if (slot < rows) {
+    const std::int64_t r = perm != nullptr ? perm[slot] : slot;
+    src = row_ptr[r];
+    len = row_ptr[r + 1] - src;
+  }
   int k = slice_ptr[s] + static_cast<int>(slot - static_cast<std::int64_t>(s) * c);
-  for (int j = 0; j < len; ++j, k += c) {
-    val[k] = values[src + j];
-    if (with_cols) col[k] = col_idx[src + j];
+  for (int j = 0; j < width; ++j, k += c) {
+    val[k] = j < len ? values[src + j] : T(0);
+    if (with_cols) col[k] = j < len ? col_idx[src + j] : -1;
   }
 }
 
 }  // namespace
 
 template <class T>
-cudaError_t launch_spmv_sell(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
-                             const int* col, const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream) {
-  spmv_sell_kernel<T><<<blocks_for(rows, kSpmvThreads), kSpmvThreads, 0, stream>>>(rows, c, slice_ptr, row_len, perm,
-                                                                                   col, val, x, alpha, beta, y);
+cudaError_t launch_spmv_sell(int rows, int c, int steps, const int* slice_ptr, const int* perm, const int* col,
+                             const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream) {
+  if (c <= 0 || (c & (c - 1)) != 0) return cudaErrorInvalidValue;  // spmv.sell_c is a power of two
+  const int log2c = __builtin_ctz(static_cast<unsigned>(c));
+  const auto launch = [&](auto kernel) {
+    kernel<<<blocks_for(rows, kSpmvThreads), kSpmvThreads, 0, stream>>>(rows, log2c, slice_ptr, perm, col, val, x,
+                                                                         alpha, beta, y);
+  };
+  switch (steps) {  // spmv.sell_steps: 1, 2, 4 or 8
+    case 1: launch(spmv_sell_kernel<T, 1>); break;
+    case 2: launch(spmv_sell_kernel<T, 2>); break;
+    case 4: launch(spmv_sell_kernel<T, 4>); break;
+    case 8: launch(spmv_sell_kernel<T, 8>); break;
+    default: return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 
 template <class T>
-cudaError_t launch_sell_fill(int rows, int c, const int* slice_ptr, const int* row_len, const int* perm,
-                             const int* row_ptr, const int* col_idx, const T* values, int* col, T* val, bool with_cols,
+cudaError_t launch_sell_fill(int rows, int c, const int* slice_ptr, const int* perm, const int* row_ptr,
+                             const int* col_idx, const T* values, int* col, T* val, bool with_cols,
                              cudaStream_t stream) {
-  sell_fill_kernel<T><<<blocks_for(rows, 256), 256, 0, stream>>>(rows, c, slice_ptr, row_len, perm, row_ptr, col_idx,
-                                                                 values, col, val, with_cols);
+  const std::int64_t slots = (static_cast<std::int64_t>(rows) + c - 1) / c * c;
+  sell_fill_kernel<T><<<blocks_for(slots, 256), 256, 0, stream>>>(rows, slots, c, slice_ptr, perm, row_ptr, col_idx,
+                                                                  values, col, val, with_cols);
   return cudaGetLastError();
 }
 
@@ -499,10 +540,10 @@ cudaError_t launch_spmv_merge(int rows, int /*nnz*/, const int* row_ptr, const i
                                             int, const int2*, int*, T*, cudaStream_t);                  \
   template cudaError_t launch_spmv_split<T>(int, int, const int*, const int*, const T*, const T*, T, T, T*, int,  \
                                             int, const int*, T*, int*, cudaStream_t);                         \
-  template cudaError_t launch_spmv_sell<T>(int, int, const int*, const int*, const int*, const int*, const T*,  \
-                                           const T*, T, T, T*, cudaStream_t);                                 \
-  template cudaError_t launch_sell_fill<T>(int, int, const int*, const int*, const int*, const int*, const int*, \
-                                           const T*, int*, T*, bool, cudaStream_t);
+  template cudaError_t launch_spmv_sell<T>(int, int, int, const int*, const int*, const int*, const T*, const T*, \
+                                           T, T, T*, cudaStream_t);                                           \
+  template cudaError_t launch_sell_fill<T>(int, int, const int*, const int*, const int*, const int*, const T*,   \
+                                           int*, T*, bool, cudaStream_t);
 TESSERA_SPMV_INSTANTIATE(float)
 TESSERA_SPMV_INSTANTIATE(double)
 

@@ -81,9 +81,12 @@ const std::vector<ParamSpec>& spmv_params() {
       // avoids gathers; one thread, medians of 4 interleaved runs, 2026-11-26), SELL / CSR time:
       // laplace3d 48^3 (in cache) 0.77 f32, 0.96 f64; 96^3 0.96 f32, 1.19 f64; 128^3 1.09 f32,
       // 0.81 f64; random 1M rows of 5-8 1.14 f32: no clear gain in DRAM. 10 takes Laplacian-like
-      // rows (cv 2-6%) and leaves random 5-8 rows (cv 17%) on CSR. GPUs: not measured yet.
+      // rows (cv 2-6%) and leaves random 5-8 rows (cv 17%) on CSR. CUDA (H200, session 38,
+      // bench/RESULTS.md; f32, sigma 1, 4 steps at a time, median ms, two rounds): laplace3d
+      // 256^3 CSR 0.347 / 0.352, SELL 0.321 / 0.314; random 4M rows of 5-8 (cv 17%, 23%
+      // padded) CSR 0.228 / 0.230, SELL 0.221 / 0.214: 20 takes both. OpenCL: not measured.
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
-       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 0}, {"opencl/*", 0}}},
+       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 20}, {"opencl/*", 0}}},
       // ... and the layout pads by at most this percent of the nonzeros (measured once built).
       // ... or irregular short rows (plan::irregular_short_rows: consecutive short rows differ in
       // length): a CSR loop mispredicts its exit about once a row, SELL's slices of rows sorted by
@@ -105,22 +108,37 @@ const std::vector<ParamSpec>& spmv_params() {
       // spmv.short_gather_min_rows) 0.021 / 0.013 gained: 50.
       {"spmv.sell_irregular_max_padding", "auto, irregular rows: SELL when its padding is at most this percent of "
        "the nonzeros", 0, 1000, Shape::any, {{"cpu/*", 50}, {"cuda/*", 10}, {"opencl/*", 10}}},
+      // CUDA: padding is masked (no gather, kernels/cuda/spmv.cu) and costs only its streamed
+      // bytes: random 5-8 rows unsorted (23%) still gain (above).
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
-       Shape::any, {{"cpu/*", 10}, {"cuda/*", 10}, {"opencl/*", 10}}},
+       Shape::any, {{"cpu/*", 10}, {"cuda/*", 25}, {"opencl/*", 10}}},
+      // CUDA: SELL gains where the matrix streams from DRAM; matrices in L2 lost (SELL sigma 1 /
+      // CSR ms, f32, H200, session 38: delaunay_n16 (65 k rows) 0.0116 / 0.0088, ct2010 (132 k)
+      // 0.0167 / 0.0092, dblp-2010 (326 k) 0.062 / 0.021), so only past about 1M rows.
       {"spmv.sell_min_rows", "auto: SELL only for matrices of at least this many rows", 0, 1 << 30, Shape::any,
-       {{"cpu/*", 4096}, {"cuda/*", 1 << 16}, {"opencl/*", 1 << 16}}},
+       {{"cpu/*", 4096}, {"cuda/*", 1 << 20}, {"opencl/*", 1 << 16}}},
       // Rows are sorted by length within windows of sigma (a multiple of C; 1: unsorted, the
       // row order kept, no permutation), so a slice's rows are alike and pad little.
       // cpu: sorting gains where rows vary, the one case auto takes SELL for there
       // (spmv.sell_irregular; 256 / 1024 / 8192 measured alike there, 1 up to 2.4x slower); it
       // cost 10% on the even Laplacian rows (the permuted stores of y), which only a forced
       // spmv.format=sell runs as SELL.
+      // CUDA: sorting lost on both (sigma 256 / 1, ms, f32, H200, session 38): laplace3d 256^3
+      // 0.452-0.475 / 0.314-0.321 (the permuted stores of y, and x read out of order), random
+      // 4M 0.244-0.247 / 0.214-0.221 (padding costs no gather there, the permutation does).
       {"spmv.sell_sigma", "SELL: rows sorted by length within windows of this many rows (1: not sorted)", 1, 1 << 20,
-       Shape::pow2, {{"cpu/*", 1024}, {"cuda/*", 256}, {"opencl/*", 256}}},
+       Shape::pow2, {{"cpu/*", 1024}, {"cuda/*", 1}, {"opencl/*", 256}}},
       // C: a warp / wavefront on GPUs, one row per work-item of it (cpu: two SIMD vectors of
       // the dtype, from the Highway target at run time, not a table value).
       {"spmv.sell_c", "SELL on GPUs: rows per slice (the warp or wavefront width)", 1, 1024, Shape::pow2,
        {{"cuda/*", 32}, {"opencl/amd-gcn", 64}, {"opencl/*", 32}}},
+      // A thread's SELL steps whose column and value loads are issued together before their
+      // gathers (kernels/cuda/spmv.cu). H200, session 38 (bench/RESULTS.md), median ms of two
+      // rounds, f32, sigma 1, steps 1 / 2 / 4 / 8: laplace3d 256^3 (7 steps a slice) 0.397,
+      // 0.416 / 0.351, 0.356 / 0.321, 0.314 / 0.419, 0.411; random 4M (8 steps) 0.219, 0.219 /
+      // 0.218, 0.215 / 0.221, 0.214 / 0.217, 0.216.
+      {"spmv.sell_steps", "SELL on CUDA: slice steps a thread loads at a time (1, 2, 4 or 8)", 1, 8, Shape::pow2,
+       {{"cuda/*", 4}}},
       // Narrow CSR columns (plan/csr_columns.hpp): int16 offsets from the row where every
       // column lies within +-32767 of it, 2 bytes per nonzero less to stream. Off by default:
       // no gain measured yet (7-point Laplacian 128^3 f64, int32 / int16 median ms: Zen 5 VM one
