@@ -123,9 +123,9 @@ const std::vector<ParamSpec>& spmv_params() {
       // (spmv.sell_irregular; 256 / 1024 / 8192 measured alike there, 1 up to 2.4x slower); it
       // cost 10% on the even Laplacian rows (the permuted stores of y), which only a forced
       // spmv.format=sell runs as SELL.
-      // CUDA: sorting lost on both (sigma 256 / 1, ms, f32, H200, session 38): laplace3d 256^3
-      // 0.452-0.475 / 0.314-0.321 (the permuted stores of y, and x read out of order), random
-      // 4M 0.244-0.247 / 0.214-0.221 (padding costs no gather there, the permutation does).
+      // CUDA: sorting lost on both (sigma 256 / 1, ms, f32, H200, session 38, the same calls and
+      // kernel builds): laplace3d 256^3 0.432-0.481 / 0.347-0.406 (the permuted stores of y, x
+      // read out of order), random 4M 0.222-0.235 / 0.214-0.226 (padding costs no gather there).
       {"spmv.sell_sigma", "SELL: rows sorted by length within windows of this many rows (1: not sorted)", 1, 1 << 20,
        Shape::pow2, {{"cpu/*", 1024}, {"cuda/*", 1}, {"opencl/*", 256}}},
       // C: a warp / wavefront on GPUs, one row per work-item of it (cpu: two SIMD vectors of
