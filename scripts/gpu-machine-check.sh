@@ -65,8 +65,8 @@ fi
 # many (one block for two SMs); the
 # analysis's levels by blocks of 32 threads, by blocks of 128 threads 3 rows each, and by one
 # block wherever it holds them; skewed SpMV on merge path instead of the split kernel, and the
-# long-row SpMM in two launches instead of one; every SpMV as SELL-C-sigma, rows sorted (the
-# default sigma) and in their order (sigma 1).
+# long-row SpMM in two launches instead of one; every SpMV as SELL-C-sigma, rows in their order
+# (CUDA's default sigma, 1) and sorted in windows of 256.
 if want forced; then
 gemm_tests='*gemm*,*trsm*,*conv_layer*,*Winograd*'
 sptrsv_tests='*sptrsv*,*real matrices*'
@@ -85,7 +85,7 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "sptrsv.level_threads=32|$sptrsv_tests" "sptrsv.level_rows=3|$sptrsv_tests" \
   "sptrsv.level_block_rows=1048576|$sptrsv_tests" \
   "spmv.split_max_nnz=0,spmm.one_launch_max_nnz=0|*spmv*,*spmm*,*real matrices*,*threads*" \
-  "spmv.format=sell|*spmv*,*sell*,*real matrices*,*graph*" "spmv.format=sell,spmv.sell_sigma=1|*spmv*,*sell*,*real matrices*"; do
+  "spmv.format=sell|*spmv*,*sell*,*real matrices*,*graph*" "spmv.format=sell,spmv.sell_sigma=256|*spmv*,*sell*,*real matrices*"; do
   tune=${forced%%|*}
   t0=$(date +%s)
   log="$OUT/forced-${tune//[=,.]/_}.log"

@@ -305,7 +305,6 @@ TEST_CASE("sell: CUDA's defaults take SELL, rows in their order, for even rows p
   CHECK(verdict(lap, n * n * n) == "sell");
   CHECK(verdict(rnd, 1100000) == "sell");
   CHECK(verdict(rnd, 300000) == "csr");  // dblp-2010's size and below lost on SELL
-  CHECK(cuda["spmv.sell_steps"] == 4);
 }
 
 TEST_CASE_TEMPLATE("sell: padding edge cases on every device (rows % C != 0, sigma windows, empty rows)", T, float,
