@@ -270,7 +270,7 @@ TEST_CASE("sell: the format policy (auto from the statistics and the padding, fo
   CHECK_FALSE(plan::sell_candidate(big, tune(""), 8));
 }
 
-TEST_CASE("sell: CUDA's defaults take SELL, rows in their order, for even rows past 1M rows; CSR below") {
+TEST_CASE("sell: CUDA's defaults take SELL (rows in their order) for even rows past 1M rows, CSR below") {
   // The decision of lib/src/tuning/spmv.cpp's cuda entries (measured on the H200, session 38),
   // checked on row offsets alone: a 104^3 Laplacian's rows (7 inside, 4..6 on the faces) and
   // random rows of 5..8 (cv 17 %, 23 % padding unsorted), 1.1M rows each.
