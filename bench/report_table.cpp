@@ -132,6 +132,9 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
         if (r.iterations >= 0 && !std::isnan(r.setup_ms)) line += ", setup " + ms(r.setup_ms) + " ms";
         // Triangular solves: the analysis their plan took (outside the timed solves).
         if (r.op == "sptrsv" && !std::isnan(r.setup_ms)) line += "  analysis " + ms(r.setup_ms) + " ms";
+        // What the implementation chose where it says (spmv's format and kernel, cuDNN's algorithm,
+        // oneDNN's kernel, a solve's method): last, so the columns before it stay put for awk.
+        if (!r.impl_detail.empty()) line += "  [" + r.impl_detail + "]";
       }
       std::fprintf(out, "%s\n", line.c_str());
     }
@@ -160,6 +163,8 @@ void print_table(std::FILE* out, const RunInfo& i, const std::vector<Row>& rows)
                "entries (expected: summed in double; the reference rounds it to the dtype once), so speed is never "
                "shown without the error it costs (badly scaled gemm data, \"x2^+-E\": each entry's error over its own sum "
                "|a b|); mean rel err: the mean of the same ratio over those entries.\n"
+               "[...]: what the implementation chose, where it says (spmv: format and kernel; cuDNN: algorithm and math; "
+               "oneDNN: kernel; solves: method and iterations).\n"
                "tessera-tf32 / tessera-tf32x3: f32 gemm and conv_layer in the TF32 math modes (MathMode, "
                "tessera/types.hpp); tessera-tf32's ratio is against the fastest of the exact and TF32 baselines, "
                "tessera-tf32x3's against the exact ones.\n");
