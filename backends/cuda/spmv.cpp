@@ -336,7 +336,7 @@ template <class T>
 bool spmv_dot_fused(const tuning::Tuning& t, int max_blocks, const ReduceScratch& rs, cudaStream_t stream,
                     double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y, const VecView& w,
                     const VecView& out) {
-  if (A.rows == 0 || static_cast<plan::FormatSetting>(t["spmv.format"]) == plan::FormatSetting::sell) return false;
+  if (A.rows == 0 || plan::sell_forced(t)) return false;
   const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, kMergeTile, true);
   if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
   const int lanes = choice.kernel == plan::SpmvKernel::stream ? 0 : std::clamp(choice.lanes, 2, 32);

@@ -47,6 +47,10 @@ bool irregular_sell(const CsrView& A, const tuning::Tuning& tune, std::size_t va
   return bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
 }
 
+bool sell_forced(const tuning::Tuning& tune) {
+  return static_cast<FormatSetting>(tune["spmv.format"]) == FormatSetting::sell;
+}
+
 bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes) {
   if (A.rows == 0 || A.nnz == 0 || A.host_row_ptr == nullptr) return false;
   const auto setting = static_cast<FormatSetting>(tune["spmv.format"]);
@@ -57,7 +61,7 @@ bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t va
 
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes) {
   if (padded > static_cast<std::int64_t>(INT_MAX)) return false;
-  if (static_cast<FormatSetting>(tune["spmv.format"]) == FormatSetting::sell) return true;
+  if (sell_forced(tune)) return true;
   const std::int64_t limit = even_rows(A, tune) || !irregular_sell(A, tune, value_bytes)
                                  ? tune["spmv.sell_max_padding"]
                                  : tune["spmv.sell_irregular_max_padding"];

@@ -47,6 +47,9 @@ const char* to_string(SpmvKernel k);
 enum class SpmvFormat { csr, sell };
 // spmv.format's values.
 enum class FormatSetting { automatic = 0, csr = 1, sell = 2 };
+// Whether spmv.format forces SELL (what the format policy then obeys, and what keeps a backend's
+// fused spmv_dot off its CSR kernel).
+bool sell_forced(const tuning::Tuning& tune);
 
 // Whether A's short rows vary in length from row to row, so that a loop over them would
 // mispredict its exit about once per row: a quarter or more of the pairs of consecutive rows
