@@ -59,7 +59,9 @@ fi
 # tensor-core kernel wherever it applies, and never; the temporally blocked 7-point stencil on every test
 # grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0); the runs
 # kernel with one level as every one-step pass, with z chunks of 1 plane, and 3 levels in chunks
-# of 2, shorter than its pipeline (stencil.runs_z_chunk); sparse triangular solves by one block and by
+# of 2, shorter than its pipeline (stencil.runs_z_chunk); the bulk-copy sweep on every stencil
+# test in tiles of 32 x 8 threads (two blocks an SM, 6-plane chunks) and of 8 x 32 (two; the
+# default is 16 x 16, three); sparse triangular solves by one block and by
 # the sync-free launch everywhere, by the few-levels launch wherever there are at most 16 levels,
 # by parts of the rows everywhere, the default with the sync-free launch, parts of few rows and of
 # many (one block for two SMs); the
@@ -78,6 +80,8 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "$tb=2,stencil.tb_rows=2|*stencil*" "$tb=3,stencil.tb_rows=1|*stencil*" "$tb=4,stencil.tb_rows=4|*stencil*" \
   "$tb=3,stencil.tb_rows=0|*stencil*" "stencil.plane_sweep=4,$tb=1|*stencil*" \
   "stencil.plane_sweep=4,$tb=1,stencil.runs_z_chunk=1|*stencil*" "$tb=3,stencil.runs_z_chunk=2|*stencil*" \
+  "stencil.plane_sweep=3,stencil.bulk_lanes=32,stencil.bulk_rows=8,stencil.bulk_min_blocks=2,stencil.z_chunk=6|*stencil*" \
+  "stencil.plane_sweep=3,stencil.bulk_lanes=8,stencil.bulk_rows=32,stencil.bulk_min_blocks=2|*stencil*" \
   "sptrsv.syncfree=0|$sptrsv_tests" "sptrsv.syncfree=1,sptrsv.parts=0,sptrsv.few_levels=0|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=16|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=0|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \

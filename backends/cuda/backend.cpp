@@ -153,7 +153,7 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                       std::to_string(kStencil2dBlockY * kStencil2dRowsPerThread) + " tiles; 3D 2.5D " +
                       std::to_string(kStencil3dBlockX * kStencil3dCellsX) + "x" + std::to_string(kStencil3dBlockY) +
                       " planes, z chunk " + std::to_string(tune.get("stencil.z_chunk")) +
-                      (sm90a ? "; radius 2-4 on this device: planes of " + std::to_string(stencil3d_tma_tile_x(4)) +
+                      (sm90a ? "; radius 2-4 on this device: planes of " + std::to_string(stencil3d_tma_tile_x(tune.get("stencil.bulk_lanes"), 4)) +
                                    "x" + std::to_string(tune.get("stencil.bulk_rows")) +
                                    " (f32) by the bulk tensor copy into a ring, " +
                                    std::to_string(tune.get("stencil.bulk_prefetch")) + " in flight (stencil.plane_sweep)"

@@ -98,10 +98,14 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
   // to the end: 8 blocks an SM of the register sweep's 256 threads, 2 of the bulk sweep's 256
   // or 512 (its blocks hold a ring of planes; each chunk re-reads 2R planes, 12 % at R = 4 and 64).
   int z_chunk = tune_.get("stencil.z_chunk");
-  const int bulk_rows = tune_.get("stencil.bulk_rows");
+  const int bulk_rows = tune_.get("stencil.bulk_rows"), bulk_lanes = tune_.get("stencil.bulk_lanes");
+  if (kind == Step3d::bulk && !stencil3d_tma_shape_built(bulk_lanes, bulk_rows))
+    throw InvalidArgument("cuda: stencil: the bulk sweep's stencil.bulk_lanes x stencil.bulk_rows must be 32 x 8, "
+                          "32 x 16, 16 x 16 or 8 x 32, not " +
+                          std::to_string(bulk_lanes) + " x " + std::to_string(bulk_rows));
   if (u.ndim == 3) {
     const bool bulk = kind == Step3d::bulk;
-    const std::int64_t tx = bulk ? stencil3d_tma_tile_x(sizeof(T)) : kStencil3dBlockX * kStencil3dCellsX;
+    const std::int64_t tx = bulk ? stencil3d_tma_tile_x(bulk_lanes, sizeof(T)) : kStencil3dBlockX * kStencil3dCellsX;
     const std::int64_t ty = bulk ? bulk_rows : kStencil3dBlockY;
     const std::int64_t xy_blocks = ((nx + tx - 1) / tx) * ((ny + ty - 1) / ty);
     const std::int64_t min_blocks = (bulk ? 2LL : 8LL) * sm_count();
@@ -117,6 +121,7 @@ void CudaBackend::stencil(QueueImpl& q, const StencilSpec& spec, const GridView&
 #ifdef TESSERA_CUDA_SM90A
       case Step3d::bulk: {
         StencilBulkShape b;
+        b.lanes = bulk_lanes;
         b.rows = bulk_rows;
         b.min_blocks = tune_.get("stencil.bulk_min_blocks");
         b.z_chunk = z_chunk;

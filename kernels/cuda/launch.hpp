@@ -591,16 +591,18 @@ cudaError_t launch_stencil3d_cell(int radius, int cells, const StencilCoeffs<T>&
                                   std::int64_t nx, std::int64_t ny, std::int64_t nz, cudaStream_t stream);
 // 3D, the plane sweep with its planes brought by Hopper's bulk tensor copy into a ring in shared
 // memory (kernels/cuda/stencil_tma.cu; built where the plugin targets sm_90, TESSERA_CUDA_SM90A,
-// run on compute capability 9.0 only): blocks of kStencil3dTmaBlockX x `rows` (8 or 16) threads,
-// each a 16-byte run of cells along x, over z_chunk planes, compiled to fit min_blocks an SM (1
-// for 16 rows; 2 or 3 for 8); `prefetch` planes in flight beyond the one awaited. Each cell's sum
-// is launch_stencil3d's, in its order. Applies where both grids are 16-byte aligned and a row is a
-// multiple of 16 bytes (stencil3d_tma_applies).
-constexpr int kStencil3dTmaBlockX = 32;
-constexpr int stencil3d_tma_tile_x(std::size_t elem) { return kStencil3dTmaBlockX * 16 / static_cast<int>(elem); }
+// run on compute capability 9.0 only): blocks of `lanes` x `rows` threads (32 x 8, 16 x 16 or 8 x
+// 32, compiled to fit min_blocks 2 or 3 an SM; 32 x 16 for one), each a 16-byte run of cells
+// along x, over z_chunk planes; `prefetch` planes in flight beyond the one awaited. Each cell's
+// sum is launch_stencil3d's, in its order. Applies where both grids are 16-byte aligned and a row
+// is a multiple of 16 bytes (stencil3d_tma_applies).
 struct StencilBulkShape {
-  int rows = 16, min_blocks = 1, z_chunk = 64, prefetch = 3;
+  int lanes = 32, rows = 16, min_blocks = 1, z_chunk = 64, prefetch = 3;
 };
+constexpr bool stencil3d_tma_shape_built(int lanes, int rows) {
+  return (lanes == 32 && (rows == 8 || rows == 16)) || (lanes == 16 && rows == 16) || (lanes == 8 && rows == 32);
+}
+constexpr int stencil3d_tma_tile_x(int lanes, std::size_t elem) { return lanes * 16 / static_cast<int>(elem); }
 bool stencil3d_tma_applies(const void* in, const void* out, std::int64_t nx, std::int64_t ny, std::int64_t nz,
                            std::size_t elem);
 template <class T>

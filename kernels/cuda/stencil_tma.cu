@@ -12,10 +12,15 @@
 // column's 2R + 1 runs along z in registers (read from the ring as the plane arrives), so the
 // z neighbours cost no shared-memory loads.
 //
-// Block: 32 x BY threads (BY = 8 or 16 rows), each a run of V = 16 / sizeof(T) cells along x (one
-// 16-byte vector), a tile of 32 V x BY cells over z_chunk planes. Each cell's sum is the cell kernel's, in its
-// order.
+// Block: BX x BY threads (32 x 8, 32 x 16, 16 x 16 or 8 x 32: stencil.bulk_lanes x stencil.bulk_rows),
+// each a run of V = 16 / sizeof(T) cells along x (one 16-byte vector), a tile of BX V x BY cells over
+// z_chunk planes. Each cell's sum is the cell kernel's, in its order. Why narrower, taller tiles:
+// every plane's box carries R halo rows above and below the tile and HX halo cells left and right,
+// and at radius 4 a 128 x 8 tile brings 136 x 16 cells across L2 for 128 x 8 written (2.1x; ncu on
+// the H200: L2 the busiest unit), a 32 x 32 tile 40 x 40 for 32 x 32 (1.6x), at the same threads
+// and registers a block.
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/sm90.cuh"
@@ -25,28 +30,26 @@ namespace tessera::cuda {
 
 namespace {
 
-constexpr int kBX = kStencil3dTmaBlockX;
-
-template <class T, int R, int BY>
+template <class T, int R, int BX, int BY>
 struct PlaneRing {
   static constexpr int V = 16 / static_cast<int>(sizeof(T));  // cells of a run
   static constexpr int HX = (R + V - 1) / V * V;              // x halo: whole runs (16-byte rows)
-  static constexpr int W = kBX * V + 2 * HX, H = BY + 2 * R;  // a plane's box
+  static constexpr int W = BX * V + 2 * HX, H = BY + 2 * R;  // a plane's box
   static constexpr int BOX_BYTES = W * H * static_cast<int>(sizeof(T));
   static constexpr int PLANE_BYTES = (BOX_BYTES + 127) / 128 * 128;  // the copy's destination: 128-byte aligned
   static_assert(W <= 256 && H <= 256, "a box dimension of the copy engine");
   static std::size_t smem(int slots) { return static_cast<std::size_t>(slots) * (PLANE_BYTES + 8) + 128; }
 };
 
-// BY rows of threads: 16 or 8. MIN_BLOCKS: blocks an SM the registers must allow (each block
-// waits at its own barrier; more blocks keep more of the SM busy while one waits).
-template <class T, int R, int BY, int MIN_BLOCKS>
-__global__ __launch_bounds__(kBX* BY, MIN_BLOCKS) void stencil3d_tma_kernel(const __grid_constant__ CUtensorMap map,
+// BX x BY threads. MIN_BLOCKS: blocks an SM the registers must allow (each block waits at its own
+// barrier; more blocks keep more of the SM busy while one waits).
+template <class T, int R, int BX, int BY, int MIN_BLOCKS>
+__global__ __launch_bounds__(BX* BY, MIN_BLOCKS) void stencil3d_tma_kernel(const __grid_constant__ CUtensorMap map,
                                                                           StencilCoeffs<T> c, T* __restrict__ out,
                                                                           int nx, int ny, int nz, int z_chunk,
                                                                           int slots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Ring = PlaneRing<T, R, BY>;
+  using Ring = PlaneRing<T, R, BX, BY>;
   constexpr int V = Ring::V, HX = Ring::HX, W = Ring::W;
   using Run = CellRun<T, V>;
   extern __shared__ unsigned char tma_smem_raw[];
@@ -54,8 +57,8 @@ __global__ __launch_bounds__(kBX* BY, MIN_BLOCKS) void stencil3d_tma_kernel(cons
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(tma_smem_raw) + 127) & ~std::uintptr_t{127});
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(ring + static_cast<std::size_t>(slots) * Ring::PLANE_BYTES);
 
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kBX + tx;
-  const int x0 = static_cast<int>(blockIdx.x) * kBX * V, y0 = static_cast<int>(blockIdx.y) * BY;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+  const int x0 = static_cast<int>(blockIdx.x) * BX * V, y0 = static_cast<int>(blockIdx.y) * BY;
   const int z0 = static_cast<int>(blockIdx.z) * z_chunk, z1 = min(nz, z0 + z_chunk);
   // Planes first .. last - 1 pass through the ring, plane p in slot (p - first) % slots, its
   // ((p - first) / slots)-th fill.
@@ -141,11 +144,11 @@ __global__ __launch_bounds__(kBX* BY, MIN_BLOCKS) void stencil3d_tma_kernel(cons
 }
 
 // The 3D map of the grid: x innermost, boxes of the ring's planes.
-template <class T, int R, int BY>
+template <class T, int R, int BX, int BY>
 bool encode_grid(CUtensorMap& map, const T* in, std::int64_t nx, std::int64_t ny, std::int64_t nz) {
   auto fn = tensor_map_encoder();
   if (!fn) return false;
-  using Ring = PlaneRing<T, R, BY>;
+  using Ring = PlaneRing<T, R, BX, BY>;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(nx), static_cast<cuuint64_t>(ny), static_cast<cuuint64_t>(nz)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(nx) * sizeof(T), static_cast<cuuint64_t>(nx * ny) * sizeof(T)};
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(Ring::W), static_cast<cuuint32_t>(Ring::H), 1};
@@ -156,20 +159,20 @@ bool encode_grid(CUtensorMap& map, const T* in, std::int64_t nx, std::int64_t ny
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-template <class T, int R, int BY, int MIN_BLOCKS>
+template <class T, int R, int BX, int BY, int MIN_BLOCKS>
 cudaError_t launch_shape(const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx, std::int64_t ny,
                          std::int64_t nz, int z_chunk, int prefetch, cudaStream_t stream) {
-  using Ring = PlaneRing<T, R, BY>;
+  using Ring = PlaneRing<T, R, BX, BY>;
   CUtensorMap map{};
-  if (!encode_grid<T, R, BY>(map, in, nx, ny, nz)) return cudaErrorInvalidValue;
+  if (!encode_grid<T, R, BX, BY>(map, in, nx, ny, nz)) return cudaErrorInvalidValue;
   const int slots = R + 1 + std::max(prefetch, 1);
   const std::size_t smem = Ring::smem(slots);
-  auto kernel = stencil3d_tma_kernel<T, R, BY, MIN_BLOCKS>;
+  auto kernel = stencil3d_tma_kernel<T, R, BX, BY, MIN_BLOCKS>;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
       e != cudaSuccess)
     return e;
-  const dim3 block(kBX, BY);
-  const dim3 grid(blocks_for(nx, kBX * Ring::V), blocks_for(ny, BY), blocks_for(nz, z_chunk));
+  const dim3 block(BX, BY);
+  const dim3 grid(blocks_for(nx, BX * Ring::V), blocks_for(ny, BY), blocks_for(nz, z_chunk));
   if (grid.y > 65535u || grid.z > 65535u) return cudaErrorInvalidConfiguration;
   kernel<<<grid, block, smem, stream>>>(map, c, out, static_cast<int>(nx), static_cast<int>(ny), static_cast<int>(nz),
                                         z_chunk, slots);
@@ -179,10 +182,19 @@ cudaError_t launch_shape(const StencilCoeffs<T>& c, const T* in, T* out, std::in
 template <class T, int R>
 cudaError_t launch_radius(const StencilBulkShape& b, const StencilCoeffs<T>& c, const T* in, T* out, std::int64_t nx,
                           std::int64_t ny, std::int64_t nz, cudaStream_t stream) {
-  const int rows = b.rows, min_blocks = b.min_blocks, z_chunk = b.z_chunk, prefetch = b.prefetch;
-  if (rows == 8 && min_blocks >= 3) return launch_shape<T, R, 8, 3>(c, in, out, nx, ny, nz, z_chunk, prefetch, stream);
-  if (rows == 8) return launch_shape<T, R, 8, 2>(c, in, out, nx, ny, nz, z_chunk, prefetch, stream);
-  if (rows == 16) return launch_shape<T, R, 16, 1>(c, in, out, nx, ny, nz, z_chunk, prefetch, stream);
+  const int z_chunk = b.z_chunk, prefetch = b.prefetch;
+  const bool three = b.min_blocks >= 3;
+  // The 256-thread shapes, built for two or three blocks an SM; 32 x 16 for one.
+  auto shape = [&](auto bx, auto by) {
+    constexpr int BX = decltype(bx)::value, BY = decltype(by)::value;
+    return three ? launch_shape<T, R, BX, BY, 3>(c, in, out, nx, ny, nz, z_chunk, prefetch, stream)
+                 : launch_shape<T, R, BX, BY, 2>(c, in, out, nx, ny, nz, z_chunk, prefetch, stream);
+  };
+  if (b.lanes == 32 && b.rows == 8) return shape(std::integral_constant<int, 32>{}, std::integral_constant<int, 8>{});
+  if (b.lanes == 16 && b.rows == 16) return shape(std::integral_constant<int, 16>{}, std::integral_constant<int, 16>{});
+  if (b.lanes == 8 && b.rows == 32) return shape(std::integral_constant<int, 8>{}, std::integral_constant<int, 32>{});
+  if (b.lanes == 32 && b.rows == 16)
+    return launch_shape<T, R, 32, 16, 1>(c, in, out, nx, ny, nz, z_chunk, prefetch, stream);
   return cudaErrorInvalidValue;
 }
 

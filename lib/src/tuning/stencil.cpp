@@ -65,13 +65,28 @@ const std::vector<ParamSpec>& stencil_params() {
       // planes (16 rows) no faster than 3; z chunks of 32 and 128 planes: 6.06 and 5.80 at
       // 25-point f32 (16 rows), 64 5.84. (The 16-row column predates summing one distance at a
       // time, which only cut registers: 8 rows measured 5.25 / 9.47 before it.)
+      // Those were an H100's. On an H200 (bench/RESULTS.md session 39; 512^3, 10 steps one step a
+      // pass, ms, 13-point f32 / f64, 25-point f32 / f64), threads across x, rows and blocks an SM:
+      //   32 x 8, 2 (the default before)   3.414  6.746  4.665  8.449
+      //   32 x 8, 3                        3.415  6.746  4.249  8.294
+      //   16 x 16, 2                       3.406  6.635  4.645  8.399
+      //   16 x 16, 3                       3.411  6.674  4.117  8.325
+      //   8 x 32, 2                        3.494  6.864  4.581  8.383
+      // (ncu, 25-point f32, one pass: 32 x 8, 2 blocks 465 us, L2 77 %, DRAM 48 %, 66.0 M L2 read
+      // sectors; 16 x 16, 3 blocks 411 us, L2 84 %, DRAM 56 %, 57.8 M), so 16 x 16 threads, three
+      // blocks an SM (80 registers). The H100's 2 % loss with three blocks of 32 x 8 is not re-measured
+      // (no H100 is lent now).
       {"stencil.bulk_prefetch", "CUDA 3D, the bulk-copy plane sweep: planes in flight beyond the one awaited", 1, 16,
        Shape::any, {{"cuda/*", 3}}},
-      {"stencil.bulk_rows", "CUDA 3D, the bulk-copy plane sweep: rows of a block's tile (8 or 16)", 8, 16,
-       Shape::pow2, {{"cuda/*", 8}}},
+      {"stencil.bulk_rows",
+       "CUDA 3D, the bulk-copy plane sweep: rows of a block's tile (8 or 16 with 32 lanes, 16 with 16, 32 with 8)", 8,
+       32, Shape::pow2, {{"cuda/*", 16}}},
+      {"stencil.bulk_lanes",
+       "CUDA 3D, the bulk-copy plane sweep: threads across a block's tile, a 16-byte run each (32, 16 or 8)", 8, 32,
+       Shape::pow2, {{"cuda/*", 16}}},
       {"stencil.bulk_min_blocks",
-       "CUDA 3D, the bulk-copy plane sweep of 8 rows: blocks an SM its registers are capped to fit (2 or 3)", 2, 3,
-       Shape::any, {{"cuda/*", 2}}},
+       "CUDA 3D, the bulk-copy plane sweep of 256 threads: blocks an SM its registers are capped to fit (2 or 3)", 2, 3,
+       Shape::any, {{"cuda/*", 3}}},
       {"stencil.cells",
        "CUDA 3D, a thread per cells: consecutive cells along x per thread, loaded as one vector (1, 2 or 4; 0: 4 "
        "for f32, 1 for f64); grids whose nx it does not divide take 1",
