@@ -106,7 +106,7 @@ void spmv_merge(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrView& 
 struct ClSellPlan {
   std::shared_ptr<const plan::SellLayout> layout;
   bool use = false;
-  cl::Buffer slice_ptr, row_len, perm, col, val;
+  cl::Buffer slice_ptr, perm, col, val;
   cl::Event ready;
   std::uint64_t values_version = 0;
   DType dtype = DType::f32;
@@ -114,6 +114,13 @@ struct ClSellPlan {
 struct ClSellCache {
   plan::PlanCache<ClSellPlan> plans;
 };
+
+// spmv.sell_c is a power of two (its tuning shape); the kernels find a slot's slice by a shift.
+int log2_of(int c) {
+  int l = 0;
+  while ((1 << l) < c) ++l;
+  return l;
+}
 
 cl::Buffer host_copy(cl::Context& ctx, const std::vector<std::int32_t>& v) {
   // An empty array still needs a buffer to pass (perm when sigma == 1).
@@ -129,10 +136,11 @@ void sell_fill(OpenCLBackend& cl, OpenClQueue& q, const CsrView& A, ClSellPlan& 
                const std::string& defines) {
   const plan::SellLayout& l = *p.layout;
   const std::int64_t wg = cl.tuning()["spmv.wg"];
+  const std::int64_t slots = l.slices * l.c;  // every slot, padding past the last row included
   cl::Kernel& k = cl.kernel("spmv.cl", dtype_v<T>, defines, "spmv_sell_fill");
-  cl.launch_ordered<T>(q, k, cl::NDRange(round_up(A.rows, wg)), cl::NDRange(static_cast<std::size_t>(wg)), nullptr,
-                       &p.ready, p.slice_ptr, p.row_len, p.perm, l.sorted() ? 1 : 0, A.row_ptr, A.col_idx, A.values,
-                       p.col, p.val, A.rows, l.c, with_cols ? 1 : 0);
+  cl.launch_ordered<T>(q, k, cl::NDRange(round_up(slots, wg)), cl::NDRange(static_cast<std::size_t>(wg)), nullptr,
+                       &p.ready, p.slice_ptr, p.perm, l.sorted() ? 1 : 0, A.row_ptr, A.col_idx, A.values, p.col, p.val,
+                       static_cast<int>(A.rows), static_cast<cl_long>(slots), log2_of(l.c), with_cols ? 1 : 0);
   p.values_version = A.values_version;
 }
 
@@ -164,7 +172,6 @@ std::shared_ptr<const ClSellPlan> sell_plan(OpenCLBackend& cl, OpenClQueue* q, c
     const bool with_cols = fresh->col() == nullptr;
     if (with_cols) {
       fresh->slice_ptr = host_copy(cl.context(), l.slice_ptr);
-      fresh->row_len = host_copy(cl.context(), l.row_len);
       fresh->perm = host_copy(cl.context(), l.perm);
       fresh->col = cl::Buffer(cl.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(l.padded) * sizeof(cl_int));
     }
@@ -200,8 +207,9 @@ void OpenCLBackend::spmv(QueueImpl& qi, double alpha, const CsrView& A, const Ve
     const std::vector<cl::Event> wait{p->ready};
     cl::Kernel& k = kernel("spmv.cl", dtype_v<T>, defines, "spmv_sell");
     launch_ordered<T>(q, k, cl::NDRange(round_up(A.rows, wg)), cl::NDRange(static_cast<std::size_t>(wg)), &wait,
-                      nullptr, p->slice_ptr, p->row_len, p->perm, p->layout->sorted() ? 1 : 0, p->col, p->val, x.data,
-                      x.offset, y.data, y.offset, A.rows, p->layout->c, Real{alpha}, Real{beta}, read_y);
+                      nullptr, p->slice_ptr, p->perm, p->layout->sorted() ? 1 : 0, p->col, p->val, x.data, x.offset,
+                      y.data, y.offset, static_cast<int>(A.rows), log2_of(p->layout->c), Real{alpha}, Real{beta},
+                      read_y);
     return;
   }
   const plan::SpmvChoice choice = plan::choose_spmv(A, t, cpu_kernels_, wg * t["spmv.merge_items"]);

@@ -331,39 +331,66 @@ __kernel void spmv_merge_fixup(__global const int* carry_rows, __global const RE
 // SELL-C-sigma (plan/sell_layout.hpp; every class, chosen by the format policy): a work-item per
 // slot (a row of a slice; slot = slice * c + lane), reading its row's j-th entry at
 // slice_ptr[slice] + j * c + lane, so the c work-items of a slice read each step as one
-// contiguous run. Padding past a row's length is never read. sorted: perm gives each slot's
-// row, else the slot is the row. Global: rows rounded up to the group size.
-__kernel void spmv_sell(__global const int* slice_ptr, __global const int* row_len, __global const int* perm,
-                        int sorted, __global const int* col, __global const REAL* val, __global const REAL* x,
-                        long xoff, __global REAL* y, long yoff, long rows, int c, REAL alpha, REAL beta,
-                        int read_y) {
-  const long slot = get_global_id(0);
+// contiguous run. Every work-item runs to its slice's width (slice_ptr's difference / c; no
+// per-row length is read); padding holds column -1 and value 0 and its gather is skipped, so it
+// costs its streamed bytes but no read of x, and an infinite or NaN x never meets it. Steps go
+// SPMV_SELL_STEPS at a time, their column and value loads issued before the first gather (the
+// CUDA kernel's order; kernels/cuda/spmv.cu says what each change measured). c = 1 << log2c (a
+// power of two, spmv.sell_c). sorted: perm gives each slot's row, else the slot is the row.
+// Global: rows rounded up to the group size.
+#ifndef SPMV_SELL_STEPS
+#define SPMV_SELL_STEPS 4
+#endif
+__kernel void spmv_sell(__global const int* slice_ptr, __global const int* perm, int sorted, __global const int* col,
+                        __global const REAL* val, __global const REAL* x, long xoff, __global REAL* y, long yoff,
+                        int rows, int log2c, REAL alpha, REAL beta, int read_y) {
+  const int slot = (int)get_global_id(0);
   if (slot >= rows) return;
   x += xoff;
   y += yoff;
-  const long s = slot / c;
-  const int len = row_len[slot];
-  int k = slice_ptr[s] + (int)(slot - s * c);
+  const int c = 1 << log2c;
+  const int s = slot >> log2c;
+  const int first = slice_ptr[s];
+  const int width = (slice_ptr[s + 1] - first) >> log2c;
+  int k = first + (slot & (c - 1));
   REAL sum = 0;
-  for (int j = 0; j < len; ++j, k += c) sum += val[k] * x[col[k]];
-  const long r = sorted ? (long)perm[slot] : slot;
+  for (int j = 0; j < width; j += SPMV_SELL_STEPS, k += SPMV_SELL_STEPS * c) {
+    int cc[SPMV_SELL_STEPS];
+    REAL v[SPMV_SELL_STEPS];
+#pragma unroll
+    for (int u = 0; u < SPMV_SELL_STEPS; ++u) {
+      const bool in = j + u < width;
+      cc[u] = in ? col[k + u * c] : -1;
+      v[u] = in ? val[k + u * c] : (REAL)0;
+    }
+#pragma unroll
+    for (int u = 0; u < SPMV_SELL_STEPS; ++u) sum += v[u] * (cc[u] >= 0 ? x[cc[u]] : (REAL)0);
+  }
+  const int r = sorted ? perm[slot] : slot;
   y[r] = read_y ? alpha * sum + beta * y[r] : alpha * sum;
 }
 
 // The conversion from CSR on the device, once per matrix (with_cols) and after update_values
-// (values only): a work-item per slot copies its row's entries into the slice's columns.
-__kernel void spmv_sell_fill(__global const int* slice_ptr, __global const int* row_len, __global const int* perm,
-                             int sorted, __global const int* row_ptr, __global const int* col_idx,
-                             __global const REAL* values, __global int* col, __global REAL* val, long rows, int c,
-                             int with_cols) {
-  const long slot = get_global_id(0);
-  if (slot >= rows) return;
-  const long s = slot / c;
-  const int len = row_len[slot];
-  const int src = row_ptr[sorted ? (long)perm[slot] : slot];
-  int k = slice_ptr[s] + (int)(slot - s * c);
-  for (int j = 0; j < len; ++j, k += c) {
-    val[k] = values[src + j];
-    if (with_cols) col[k] = col_idx[src + j];
+// (values only): a work-item per slot of every slice (the last slice's slots past the rows
+// included) writes its row's entries, then padding (column -1, value 0) to the slice's width.
+// Global: slots rounded up to the group size.
+__kernel void spmv_sell_fill(__global const int* slice_ptr, __global const int* perm, int sorted,
+                             __global const int* row_ptr, __global const int* col_idx, __global const REAL* values,
+                             __global int* col, __global REAL* val, int rows, long slots, int log2c, int with_cols) {
+  const long slot = get_global_id(0);  // slots may pass INT_MAX by less than c
+  if (slot >= slots) return;
+  const int c = 1 << log2c;
+  const int s = (int)(slot >> log2c);
+  const int width = (slice_ptr[s + 1] - slice_ptr[s]) >> log2c;
+  int src = 0, len = 0;
+  if (slot < rows) {
+    const int r = sorted ? perm[slot] : (int)slot;
+    src = row_ptr[r];
+    len = row_ptr[r + 1] - src;
+  }
+  int k = slice_ptr[s] + (int)(slot & (c - 1));
+  for (int j = 0; j < width; ++j, k += c) {
+    val[k] = j < len ? values[src + j] : (REAL)0;
+    if (with_cols) col[k] = j < len ? col_idx[src + j] : -1;
   }
 }

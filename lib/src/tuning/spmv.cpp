@@ -137,8 +137,9 @@ const std::vector<ParamSpec>& spmv_params() {
       // rounds, f32, sigma 1, steps 1 / 2 / 4 / 8: laplace3d 256^3 (7 steps a slice) 0.397,
       // 0.416 / 0.351, 0.356 / 0.321, 0.314 / 0.419, 0.411; random 4M (8 steps) 0.219, 0.219 /
       // 0.218, 0.215 / 0.221, 0.214 / 0.217, 0.216.
-      {"spmv.sell_steps", "SELL on CUDA: slice steps a thread loads at a time (1, 2, 4 or 8)", 1, 8, Shape::pow2,
-       {{"cuda/*", 4}}},
+      // OpenCL: the same kernel (kernels/opencl/spmv.cl), CUDA's value; not measured there.
+      {"spmv.sell_steps", "SELL on GPUs: slice steps a work-item loads at a time (1, 2, 4 or 8)", 1, 8, Shape::pow2,
+       {{"cuda/*", 4}, {"opencl/*", 4}}},
       // Narrow CSR columns (plan/csr_columns.hpp): int16 offsets from the row where every
       // column lies within +-32767 of it, 2 bytes per nonzero less to stream. Off by default:
       // no gain measured yet (7-point Laplacian 128^3 f64, int32 / int16 median ms: Zen 5 VM one
