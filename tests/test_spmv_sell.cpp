@@ -270,41 +270,45 @@ TEST_CASE("sell: the format policy (auto from the statistics and the padding, fo
   CHECK_FALSE(plan::sell_candidate(big, tune(""), 8));
 }
 
-TEST_CASE("sell: CUDA's defaults take SELL (rows in their order) for even rows past 1M rows, CSR below") {
-  // The decision of lib/src/tuning/spmv.cpp's cuda entries (measured on the H200, session 38),
-  // checked on row offsets alone: a 104^3 Laplacian's rows (7 inside, 4..6 on the faces) and
-  // random rows of 5..8 (cv 17 %, 23 % padding unsorted), 1.1M rows each.
-  const auto cuda = tuning::Tuning::for_device("cuda/sm90", "cuda:0", "");
-  const auto offsets = [](std::int64_t rows, const auto& length) {
-    std::vector<std::int32_t> ptr(1, 0);
-    for (std::int64_t r = 0; r < rows; ++r) ptr.push_back(ptr.back() + length(r));
-    return ptr;
-  };
-  const std::int64_t n = 104;
-  const auto lap = offsets(n * n * n, [&](std::int64_t r) {
-    const std::int64_t i = r % n, j = r / n % n, k = r / (n * n);
-    return 7 - (i == 0) - (i == n - 1) - (j == 0) - (j == n - 1) - (k == 0) - (k == n - 1);
-  });
-  std::uint64_t seed = 12345;
-  const auto rnd = offsets(1100000, [&](std::int64_t) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return 5 + static_cast<int>((seed >> 33) % 4);
-  });
-  const auto verdict = [&](const std::vector<std::int32_t>& ptr, std::int64_t rows) {
-    CsrView v;
-    v.rows = v.cols = rows;
-    v.nnz = ptr[static_cast<std::size_t>(rows)];
-    v.stats = csr_stats(ptr.data(), rows);
-    v.host_row_ptr = ptr.data();
-    if (!plan::sell_candidate(v, cuda, 4)) return std::string("csr");
-    const int c = cuda.get("spmv.sell_c");
-    const plan::SellLayout l = plan::sell_layout(ptr.data(), rows, c, plan::sell_sigma_for(cuda.get("spmv.sell_sigma"), c));
-    CHECK_FALSE(l.sorted());
-    return std::string(plan::keep_sell(v, l.padded, cuda, 4) ? "sell" : "csr (padding)");
-  };
-  CHECK(verdict(lap, n * n * n) == "sell");
-  CHECK(verdict(rnd, 1100000) == "sell");
-  CHECK(verdict(rnd, 300000) == "csr");  // dblp-2010's size and below lost on SELL
+TEST_CASE("sell: CUDA's and NVIDIA OpenCL's defaults take SELL (rows in their order) for even rows past 1M rows, CSR below") {
+  // The decision of lib/src/tuning/spmv.cpp's cuda and opencl/nvidia entries (measured on the
+  // H200, sessions 38 and 39), checked on row offsets alone: a 104^3 Laplacian's rows (7 inside,
+  // 4..6 on the faces) and random rows of 5..8 (cv 17 %, 23 % padding unsorted), 1.1M rows each.
+  const std::pair<const char*, const char*> classes[] = {{"cuda/sm90", "cuda:0"}, {"opencl/nvidia", "opencl:0"}};
+  for (const auto& [cls, spec] : classes) {
+    INFO(cls);
+    const auto tune = tuning::Tuning::for_device(cls, spec, "");
+    const auto offsets = [](std::int64_t rows, const auto& length) {
+      std::vector<std::int32_t> ptr(1, 0);
+      for (std::int64_t r = 0; r < rows; ++r) ptr.push_back(ptr.back() + length(r));
+      return ptr;
+    };
+    const std::int64_t n = 104;
+    const auto lap = offsets(n * n * n, [&](std::int64_t r) {
+      const std::int64_t i = r % n, j = r / n % n, k = r / (n * n);
+      return 7 - (i == 0) - (i == n - 1) - (j == 0) - (j == n - 1) - (k == 0) - (k == n - 1);
+    });
+    std::uint64_t seed = 12345;
+    const auto rnd = offsets(1100000, [&](std::int64_t) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      return 5 + static_cast<int>((seed >> 33) % 4);
+    });
+    const auto verdict = [&](const std::vector<std::int32_t>& ptr, std::int64_t rows) {
+      CsrView v;
+      v.rows = v.cols = rows;
+      v.nnz = ptr[static_cast<std::size_t>(rows)];
+      v.stats = csr_stats(ptr.data(), rows);
+      v.host_row_ptr = ptr.data();
+      if (!plan::sell_candidate(v, tune, 4)) return std::string("csr");
+      const int c = tune.get("spmv.sell_c");
+      const plan::SellLayout l = plan::sell_layout(ptr.data(), rows, c, plan::sell_sigma_for(tune.get("spmv.sell_sigma"), c));
+      CHECK_FALSE(l.sorted());
+      return std::string(plan::keep_sell(v, l.padded, tune, 4) ? "sell" : "csr (padding)");
+    };
+    CHECK(verdict(lap, n * n * n) == "sell");
+    CHECK(verdict(rnd, 1100000) == "sell");
+    CHECK(verdict(rnd, 300000) == "csr");  // dblp-2010's size and below lost on SELL
+  }
 }
 
 TEST_CASE_TEMPLATE("sell: padding edge cases on every device (rows % C != 0, sigma windows, empty rows)", T, float,

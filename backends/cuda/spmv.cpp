@@ -329,14 +329,12 @@ TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, spmv)
 namespace {
 
 // spmv_dot in one launch where CSR runs the stream or vector kernel; false where merge runs, SELL
-// is forced (spmv.format=sell) or A has no rows, and the caller runs spmv, then dot. Where the
-// automatic choice would take SELL, the fused CSR kernel still runs: a separate dot reads y and w
-// again (two vectors), more than SELL saves (the row offsets, one int a row).
+// is forced (plan::sell_in_spmv_dot) or A has no rows, and the caller runs spmv, then dot.
 template <class T>
 bool spmv_dot_fused(const tuning::Tuning& t, int max_blocks, const ReduceScratch& rs, cudaStream_t stream,
                     double alpha, const CsrView& A, const VecView& x, double beta, const VecView& y, const VecView& w,
                     const VecView& out) {
-  if (A.rows == 0 || plan::sell_forced(t)) return false;
+  if (A.rows == 0 || plan::sell_in_spmv_dot(t)) return false;
   const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, kMergeTile, true);
   if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
   const int lanes = choice.kernel == plan::SpmvKernel::stream ? 0 : std::clamp(choice.lanes, 2, 32);

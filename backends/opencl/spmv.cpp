@@ -248,8 +248,8 @@ namespace {
 
 // spmv_dot in one launch where the product runs the stream or vector kernel (their _dot
 // variants: the dot as a reduction's first pass over the rows each work-item wrote, needing
-// spmv.wg == reduce.wg); false where another kernel runs (rows, merge, SELL), and the caller
-// runs spmv, then dot.
+// spmv.wg == reduce.wg); false where another kernel runs (rows, merge, SELL where
+// plan::sell_in_spmv_dot says), and the caller runs spmv, then dot.
 template <class T>
 bool spmv_dot_fused(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrView& A, const VecView& x, double beta,
                     const VecView& y, const VecView& w, const VecView& out) {
@@ -257,7 +257,7 @@ bool spmv_dot_fused(OpenCLBackend& cl, OpenClQueue& q, double alpha, const CsrVi
   const std::int64_t wg = t["spmv.wg"];
   if (cl.cpu_kernels() || wg != t["reduce.wg"] || A.rows == 0) return false;
   const std::string spmv_defines = t.defines("spmv");
-  if (sell_plan<T>(cl, nullptr, A, spmv_defines)) return false;
+  if (plan::sell_in_spmv_dot(t)) return false;
   const plan::SpmvChoice choice = plan::choose_spmv(A, t, false, wg * t["spmv.merge_items"], true);
   if (choice.kernel != plan::SpmvKernel::stream && choice.kernel != plan::SpmvKernel::vector) return false;
   const std::string defines = spmv_defines + " " + reduce_defines<T>(cl) + " -DSPMV_DOT=1";

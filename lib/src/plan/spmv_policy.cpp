@@ -51,6 +51,8 @@ bool sell_forced(const tuning::Tuning& tune) {
   return static_cast<FormatSetting>(tune["spmv.format"]) == FormatSetting::sell;
 }
 
+bool sell_in_spmv_dot(const tuning::Tuning& tune) { return sell_forced(tune); }
+
 bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes) {
   if (A.rows == 0 || A.nnz == 0 || A.host_row_ptr == nullptr) return false;
   const auto setting = static_cast<FormatSetting>(tune["spmv.format"]);

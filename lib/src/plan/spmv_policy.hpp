@@ -50,6 +50,10 @@ enum class FormatSetting { automatic = 0, csr = 1, sell = 2 };
 // Whether spmv.format forces SELL (what the format policy then obeys, and what keeps a backend's
 // fused spmv_dot off its CSR kernel).
 bool sell_forced(const tuning::Tuning& tune);
+// Whether spmv_dot (CG's product and dot in one launch) runs SELL, and so unfused: only where
+// forced. Where the automatic choice would take SELL, the fused CSR kernel still runs: a separate
+// dot reads y and w again (two vectors), more than SELL saves (the row offsets, one int a row).
+bool sell_in_spmv_dot(const tuning::Tuning& tune);
 
 // Whether A's short rows vary in length from row to row, so that a loop over them would
 // mispredict its exit about once per row: a quarter or more of the pairs of consecutive rows

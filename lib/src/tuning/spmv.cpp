@@ -84,9 +84,14 @@ const std::vector<ParamSpec>& spmv_params() {
       // rows (cv 2-6%) and leaves random 5-8 rows (cv 17%) on CSR. CUDA (H200, session 38,
       // bench/RESULTS.md; f32, sigma 1, 4 steps at a time, median ms, two rounds): laplace3d
       // 256^3 CSR 0.347 / 0.352, SELL 0.321 / 0.314; random 4M rows of 5-8 (cv 17%, 23%
-      // padded) CSR 0.228 / 0.230, SELL 0.221 / 0.214: 20 takes both. OpenCL: not measured.
+      // padded) CSR 0.228 / 0.230, SELL 0.221 / 0.214: 20 takes both. NVIDIA OpenCL (H200,
+      // session 39, the same kernel since 8d32563; f32 median ms, one round): laplace3d 256^3
+      // CSR (stream) 0.368 / 0.383, SELL sigma 1 0.367, sigma 256 0.447; random 4M CSR 0.244 /
+      // 0.248, SELL sigma 1 0.231, sigma 256 0.245; power-law 2M CSR (merge) 0.297, SELL 5.5-5.8
+      // (835-1377 % padded, which the padding limit refuses): CUDA's four values. Other OpenCL
+      // classes: not measured.
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
-       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 20}, {"opencl/*", 0}}},
+       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 20}, {"opencl/nvidia", 20}, {"opencl/*", 0}}},
       // ... and the layout pads by at most this percent of the nonzeros (measured once built).
       // ... or irregular short rows (plan::irregular_short_rows: consecutive short rows differ in
       // length): a CSR loop mispredicts its exit about once a row, SELL's slices of rows sorted by
@@ -111,12 +116,12 @@ const std::vector<ParamSpec>& spmv_params() {
       // CUDA: padding is masked (no gather, kernels/cuda/spmv.cu) and costs only its streamed
       // bytes: random 5-8 rows unsorted (23%) still gain (above).
       {"spmv.sell_max_padding", "auto: SELL when its padding is at most this percent of the nonzeros", 0, 1000,
-       Shape::any, {{"cpu/*", 10}, {"cuda/*", 25}, {"opencl/*", 10}}},
+       Shape::any, {{"cpu/*", 10}, {"cuda/*", 25}, {"opencl/nvidia", 25}, {"opencl/*", 10}}},
       // CUDA: SELL gains where the matrix streams from DRAM; matrices in L2 lost (SELL sigma 1 /
       // CSR ms, f32, H200, session 38: delaunay_n16 (65 k rows) 0.0116 / 0.0088, ct2010 (132 k)
       // 0.0167 / 0.0092, dblp-2010 (326 k) 0.062 / 0.021), so only past about 1M rows.
       {"spmv.sell_min_rows", "auto: SELL only for matrices of at least this many rows", 0, 1 << 30, Shape::any,
-       {{"cpu/*", 4096}, {"cuda/*", 1 << 20}, {"opencl/*", 1 << 16}}},
+       {{"cpu/*", 4096}, {"cuda/*", 1 << 20}, {"opencl/nvidia", 1 << 20}, {"opencl/*", 1 << 16}}},
       // Rows are sorted by length within windows of sigma (a multiple of C; 1: unsorted, the
       // row order kept, no permutation), so a slice's rows are alike and pad little.
       // cpu: sorting gains where rows vary, the one case auto takes SELL for there
@@ -127,7 +132,7 @@ const std::vector<ParamSpec>& spmv_params() {
       // kernel builds): laplace3d 256^3 0.432-0.481 / 0.347-0.406 (the permuted stores of y, x
       // read out of order), random 4M 0.222-0.235 / 0.214-0.226 (padding costs no gather there).
       {"spmv.sell_sigma", "SELL: rows sorted by length within windows of this many rows (1: not sorted)", 1, 1 << 20,
-       Shape::pow2, {{"cpu/*", 1024}, {"cuda/*", 1}, {"opencl/*", 256}}},
+       Shape::pow2, {{"cpu/*", 1024}, {"cuda/*", 1}, {"opencl/nvidia", 1}, {"opencl/*", 256}}},
       // C: a warp / wavefront on GPUs, one row per work-item of it (cpu: two SIMD vectors of
       // the dtype, from the Highway target at run time, not a table value).
       {"spmv.sell_c", "SELL on GPUs: rows per slice (the warp or wavefront width)", 1, 1024, Shape::pow2,
