@@ -467,6 +467,38 @@ TEST_CASE_TEMPLATE("bad input: stencil coefficient count and steps", T, float, d
   }
 }
 
+// The bulk-copy sweep's tile shape (stencil.bulk_lanes x stencil.bulk_rows) where TESSERA_TUNE
+// names one that is not built: on a device that runs the bulk sweep (CUDA compute capability 9.0)
+// a typed error, the grid unchanged, and the device usable after; elsewhere the keys are unused
+// and the call runs. With the defaults (a built shape) there is nothing to check: the GPU check
+// runs this with TESSERA_TUNE=cuda:0:stencil.bulk_lanes=8,cuda:0:stencil.bulk_rows=8.
+TEST_CASE("bad input: a bulk stencil tile shape that is not built") {
+  for (const Device& d : all_devices()) {
+    std::int64_t lanes = 0, rows = 0;
+    for (const auto& [k, v] : d.info().tuning) {
+      if (k == "stencil.bulk_lanes") lanes = v;
+      if (k == "stencil.bulk_rows") rows = v;
+    }
+    // The shapes kernels/cuda/launch.hpp's stencil3d_tma_shape_built names.
+    const bool built = (lanes == 32 && (rows == 8 || rows == 16)) || (lanes == 16 && rows == 16) || (lanes == 8 && rows == 32);
+    if (lanes == 0 || built) continue;
+    INFO("device " << d.spec() << ", " << lanes << " x " << rows);
+    bool hopper = false;
+    for (const auto& [k, v] : d.info().details) hopper = hopper || (k == "compute capability" && v == "9.0");
+    // 25-point on a grid of whole 16-byte rows, 16-byte aligned: the bulk sweep's case.
+    Grid<float> g(d, 64, 40, 24);
+    g.upload(sentinel<float>(64 * 40 * 24));
+    const std::vector<float> coeffs{0.5f, 0.01f, 0.01f, 0.01f, 0.01f};
+    if (hopper) {
+      EXPECT_ERROR(InvalidArgument, "stencil in a tile shape not built", stencil(coeffs, g, 1));
+      check_unchanged(g, "stencil in a tile shape not built");
+    } else {
+      stencil(coeffs, g, 1);
+    }
+    check_usable<float>(d);
+  }
+}
+
 TEST_CASE_TEMPLATE("bad input: spmm shapes and aliasing", T, float, double) {
   for (const Device& d : all_devices()) {
     INFO("device " << d.spec());
