@@ -61,7 +61,7 @@ fi
 # kernel with one level as every one-step pass, with z chunks of 1 plane, and 3 levels in chunks
 # of 2, shorter than its pipeline (stencil.runs_z_chunk); the bulk-copy sweep on every stencil
 # test in tiles of 32 x 8 threads (two blocks an SM, 6-plane chunks) and of 8 x 32 (two; the
-# default is 16 x 16, three); sparse triangular solves by one block and by
+# default is 16 x 16, three), and a shape not built (8 x 8: a typed error); sparse triangular solves by one block and by
 # the sync-free launch everywhere, by the few-levels launch wherever there are at most 16 levels,
 # by parts of the rows everywhere, the default with the sync-free launch, parts of few rows and of
 # many (one block for two SMs); the
@@ -82,6 +82,7 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "stencil.plane_sweep=4,$tb=1,stencil.runs_z_chunk=1|*stencil*" "$tb=3,stencil.runs_z_chunk=2|*stencil*" \
   "stencil.plane_sweep=3,stencil.bulk_lanes=32,stencil.bulk_rows=8,stencil.bulk_min_blocks=2,stencil.z_chunk=6|*stencil*" \
   "stencil.plane_sweep=3,stencil.bulk_lanes=8,stencil.bulk_rows=32,stencil.bulk_min_blocks=2|*stencil*" \
+  "stencil.bulk_lanes=8,stencil.bulk_rows=8|*bulk stencil tile shape*" \
   "sptrsv.syncfree=0|$sptrsv_tests" "sptrsv.syncfree=1,sptrsv.parts=0,sptrsv.few_levels=0|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=16|$sptrsv_tests" \
   "sptrsv.syncfree=1,sptrsv.few_levels=0|$sptrsv_tests" "sptrsv.parts=0|$sptrsv_tests" \
