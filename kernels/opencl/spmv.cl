@@ -344,8 +344,9 @@ __kernel void spmv_merge_fixup(__global const int* carry_rows, __global const RE
 __kernel void spmv_sell(__global const int* slice_ptr, __global const int* perm, int sorted, __global const int* col,
                         __global const REAL* val, __global const REAL* x, long xoff, __global REAL* y, long yoff,
                         int rows, int log2c, REAL alpha, REAL beta, int read_y) {
-  const int slot = (int)get_global_id(0);
-  if (slot >= rows) return;
+  const long gid = get_global_id(0);  // rows rounded up to the group size may pass INT_MAX
+  if (gid >= rows) return;
+  const int slot = (int)gid;
   x += xoff;
   y += yoff;
   const int c = 1 << log2c;
