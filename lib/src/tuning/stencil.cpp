@@ -91,6 +91,10 @@ const std::vector<ParamSpec>& stencil_params() {
        "CUDA 3D, a thread per cells: consecutive cells along x per thread, loaded as one vector (1, 2 or 4; 0: 4 "
        "for f32, 1 for f64); grids whose nx it does not divide take 1",
        0, 4, Shape::any, {{"cuda/*", 0}}},
+      // The bulk sweep on its default shape (16 x 16 threads, three blocks an SM), 512^3 x10 one
+      // step a pass on an H200, ms 25-point f32 / 13-point f32 (bench/RESULTS.md session 40, two
+      // rounds alike): 48 planes 4.09 / 3.38, 64 4.13 / 3.44, 86-171 4.10-4.15 / 3.40-3.54, 256
+      // 4.44 / 4.00, 512 4.44 / 4.00: 64 stays (48's 1 % is one call's spread).
       {"stencil.z_chunk", "CUDA 3D: planes per block along z (the plane sweeps' run)", 1, 1 << 20, Shape::any,
        {{"cuda/*", 64}}},
       // The model's chunk against fixed ones, one step of 512^3 x16 on an H200 (ms f32 / f64, one
