@@ -10,9 +10,11 @@
 #   its own reads are checked) but goes without UndefinedBehaviorSanitizer and without
 #   use-after-scope checks: UBSan's checks of every assertion's arithmetic and the scopes of its
 #   temporaries were most of the sanitizer build's compile time (test_bad_input.cpp: 59 s with
-#   both sanitizers, 34 s with ASan alone; use-after-scope was 46 -> 35 s before that), and
-#   they check nothing of the library, whose code keeps both. -O0 would halve the compile
-#   again, but the checks then ran the ASan ctest 245 -> 436 s.
+#   both sanitizers, 34 s with ASan alone; use-after-scope was 46 -> 35 s before that). The
+#   library's compiled code keeps both; what goes without UBSan is the test code and the few
+#   inline functions of the public headers as the tests instantiate them (the library's own
+#   calls of those keep it). -O0 would halve the compile again, but the checks then ran the
+#   ASan ctest 245 -> 436 s.
 function(tessera_test_code_options target)
   if(CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$" AND NOT CMAKE_CROSSCOMPILING)
     target_compile_options(${target} PRIVATE -O1)

@@ -2,7 +2,7 @@
 # Cross-builds Tessera for ARM on Debian 12 and runs the test suite under QEMU user mode, once
 # per Highway target of the emulated CPU (each forced with TESSERA_CPU_TARGET), then tessera-info
 # and tessera-bench under QEMU. The first run is the whole suite; the later ones run what a SIMD
-# target can change: the tests of the cpu kernels and the per-target tests (below).
+# target can change: the per-target tests of the cpu kernels and the SELL tests (below).
 #   scripts/cross-arm.sh [aarch64]        (build folder build-<arch>; armv7/armhf: not yet)
 # Environment: TESSERA_ARM_BUILD_DIR (build folder), TESSERA_ARM_RUNS (e.g. "NEON SVE": only
 # these runs), TESSERA_TEST_SCALE (size of the big random test cases, default 0.1 here: see

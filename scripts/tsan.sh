@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_TSAN_BUILD_DIR:-$root/build-tsan}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -fno-var-tracking-assignments -DNDEBUG" -DTESSERA_SANITIZE_THREAD=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -fno-var-tracking-assignments -DNDEBUG" -DTESSERA_SANITIZE_THREAD=ON \
   -DTESSERA_WITH_CUDA=OFF -DTESSERA_WITH_OPENCL=OFF -DTESSERA_BUILD_BENCH=OFF \
   "-DTESSERA_TEST_FILES=test_threads.cpp;test_execution.cpp;test_vector_algebra.cpp" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target tessera-tests
