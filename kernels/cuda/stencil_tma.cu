@@ -16,10 +16,10 @@
 // each a run of V = 16 / sizeof(T) cells along x (one 16-byte vector), a tile of BX V x BY cells over
 // z_chunk planes. Each cell's sum is the cell kernel's, in its order. Why narrower, taller tiles:
 // every plane's box carries R halo rows above and below the tile and HX halo cells left and right,
-// and the copy engine reads each box row in whole 64-byte pieces (ncu on the H200, session 40 in
-// bench/RESULTS.md), so an x halo costs 128 bytes a row. At radius 4, sectors read per sector
-// written: a 128 x 8 tile 1.25 x 2 = 2.5, 64 x 16 1.5 x 1.5 = 2.25, 32 x 32 2 x 1.25 = 2.5, at the
-// same threads and registers a block (L2 is the busiest unit).
+// and at radius 4 a 128 x 8 tile brings 136 x 16 cells across L2 for 128 x 8 written (2.1x), a
+// 64 x 16 tile 72 x 24 (1.7x), a 32 x 32 tile 40 x 40 (1.6x), at the same threads and registers a
+// block (L2 is the busiest unit; ncu counts about 1.2x those sectors for every shape, bench/
+// RESULTS.md session 40).
 #include <algorithm>
 #include <type_traits>
 
