@@ -43,8 +43,9 @@ stage "ASan + UBSan build"
 # tables, not the locations of variables, and tracking those through Highway's unrolled per-target
 # kernels was most of the build (kernels/cpu/conv.cpp: 369 s of a 853 s build on 2 cores; one
 # target of it 150 -> 26 s); -g1 keeps the line tables and function names and drops the
-# descriptions of types and variables too (tests/test_bad_input.cpp 59 -> 52 s). The CUDA plugin cannot run without a GPU, the bench and the OpenCL
-# plugin (PoCL compiles kernels with LLVM inside the process) are covered by the Release run.
+# descriptions of types and variables too (tests/test_bad_input.cpp 59 -> 52 s). The CUDA plugin
+# cannot run without a GPU, the bench and the OpenCL plugin (PoCL compiles kernels with LLVM
+# inside the process) are covered by the Release run.
 # Highway's SSSE3 target is left out here (SSE4 covers 128-bit vectors; the Release run tests
 # every target): a fifth of the kernels' compile time. On a builder without AVX-512 the AVX3
 # target is left out too: compiled under ASan it would never run there (the Release build still
