@@ -38,24 +38,16 @@ stage "Release tests"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
 
 stage "ASan + UBSan build"
-# -O1 as usual for sanitizers: Highway compiles every kernel once per SIMD target, and -O3 under
-# ASan triples that time. -g1 -fno-var-tracking-assignments: the sanitizers' reports need line
-# tables, not the locations of variables, and tracking those through Highway's unrolled per-target
-# kernels was most of the build (kernels/cpu/conv.cpp: 369 s of a 853 s build on 2 cores; one
-# target of it 150 -> 26 s); -g1 keeps the line tables and function names and drops the
-# descriptions of types and variables too (tests/test_bad_input.cpp 59 -> 52 s). The CUDA plugin
-# cannot run without a GPU, the bench and the OpenCL plugin (PoCL compiles kernels with LLVM
-# inside the process) are covered by the Release run.
+# Flags shared with the TSan build: scripts/sanitizer-cmake-args.sh (why -O1 -g1).
 # Highway's SSSE3 target is left out here (SSE4 covers 128-bit vectors; the Release run tests
 # every target): a fifth of the kernels' compile time. On a builder without AVX-512 the AVX3
 # target is left out too: compiled under ASan it would never run there (the Release build still
 # compiles it, and runs it where the CPU has it).
 asan_hwy_disabled=HWY_SSSE3
 grep -qw avx512f /proc/cpuinfo 2>/dev/null || asan_hwy_disabled="HWY_SSSE3|HWY_AVX3"
-TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -fno-var-tracking-assignments -DNDEBUG" \
-  "-DTESSERA_HWY_DISABLED_TARGETS=$asan_hwy_disabled" \
-  -DTESSERA_SANITIZE=ON -DTESSERA_WITH_CUDA=OFF -DTESSERA_WITH_OPENCL=OFF -DTESSERA_BUILD_BENCH=OFF
+source "$root/scripts/sanitizer-cmake-args.sh"
+TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" "${sanitizer_cmake_args[@]}" \
+  "-DTESSERA_HWY_DISABLED_TARGETS=$asan_hwy_disabled" -DTESSERA_SANITIZE=ON
 stage "ASan + UBSan tests"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
