@@ -235,9 +235,9 @@ TEST_CASE_TEMPLATE("stencil: the reference cases (2D heat, 3D 7-point, 3D 25-poi
 // Two grids larger than a 32 MiB cache, rows a multiple of every vector width: the cpu device's
 // and PoCL's streaming paths (non-temporal stores; boundary lanes from the source), one odd and
 // one even step count. A scaled run (emulated: tests/support/scale.hpp) takes thinner slabs,
-// within the cache: there the streaming kernels are the per-target tests' (test_cpu_stencil_
-// kernel.cpp and the wavefront test run them on every target), and under QEMU these grids took
-// 38 s.
+// within the cache: there the streaming kernels are the per-target tests' (the stencil kernel
+// and wavefront tests, tests/test_cpu_stencil_*.cpp, run them on every target), and under QEMU
+// these grids took 38 s.
 TEST_CASE_TEMPLATE("stencil: grids beyond the last-level cache (streaming stores)", T, float, double) {
   // 17 MiB per grid either way at full scale.
   const std::int64_t nz = tessera_test::scaled(std::is_same_v<T, float> ? 66 : 34, 6);

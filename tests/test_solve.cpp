@@ -61,7 +61,9 @@ void solve_all(const std::string& what, const HostCsr<double>& h, bool spd, doub
         // A stagnating combination shows it by reaching the limit, however low: a scaled run
         // (emulated, tests/support/scale.hpp) stops it at 300 iterations, not 3000 (under QEMU
         // the shared-collection case ran 60 s, 26 s so).
-        o.max_iterations = needs_long_run(kind, p) ? 6000 : stagnates(kind, p) ? static_cast<int>(scaled(3000, 300)) : 3000;
+        o.max_iterations = 3000;
+        if (needs_long_run(kind, p)) o.max_iterations = 6000;
+        else if (stagnates(kind, p)) o.max_iterations = static_cast<int>(scaled(3000, 300));
         o.restart = restart;
         const auto s = solve_ones<T>(d, h, kind, p, o);
         if (stagnates(kind, p)) {
