@@ -7,6 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
+source "$root/scripts/ctest-selections.sh"
 # ctest -j runs $jobs test processes at once, each with an OpenMP team of every core: threads
 # that spin at the end of a parallel region then take the cores from the other process's working
 # threads. Passive waiting (sleep at once) ran the Release cpu/reference tests 162 -> 115 s and
@@ -37,7 +38,9 @@ stage "Release build"
 # CUDAARCHS set by the caller wins.
 CUDAARCHS=${CUDAARCHS:-90-real} TESSERA_BUILD_DIR=$root/build "$root/scripts/build.sh"
 stage "Release tests"
-ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
+# Without the cpu device's forced-policy reruns, which the sanitizer build runs below
+# (tests/CMakeLists.txt, label cpu_policy).
+ctest --test-dir "$root/build" --output-on-failure -j "$jobs" -LE cpu_policy
 
 stage "ASan + UBSan build"
 # Flags shared with the TSan build: scripts/sanitizer-cmake-args.sh (why -O1 -g1).
@@ -53,9 +56,10 @@ source "$root/scripts/sanitizer-cmake-args.sh"
 TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" "${sanitizer_cmake_args[@]}" \
   "-DTESSERA_HWY_DISABLED_TARGETS=$asan_hwy_disabled" -DTESSERA_SANITIZE=ON
 stage "ASan + UBSan tests"
+# All but the GPU kernels' gemm shapes (scripts/ctest-selections.sh).
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
+  ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs" -E "^($gpu_only_shape_tests)"
 
 stage "ThreadSanitizer: the thread-safety and execution-model tests on reference and cpu"
 "$root/scripts/tsan.sh"
