@@ -26,6 +26,7 @@ case $arch in
 esac
 build=${TESSERA_ARM_BUILD_DIR:-$root/build-$arch}
 jobs=$(nproc)
+source "$root/scripts/ctest-selections.sh"
 export TESSERA_TEST_SCALE=${TESSERA_TEST_SCALE:-0.1}
 
 declare -a summary
@@ -57,23 +58,28 @@ done_stage "tessera-info" "$(grep -m1 -E 'SIMD target' <<<"$info" | sed 's/^ *//
 
 status=0
 caller_devices=${TESSERA_TEST_DEVICES:-}
+# The work after the first run: a queue of independent QEMU processes, $jobs at a time, longest
+# first (each one thread but for the bench's cpu device: the tests below call the kernels
+# directly). Run one target after the other in two shards each, with the bench alone at the end,
+# the same work left a core idle for a third of the time (SVE, SVE2 and bench: 106 + 133 + 71 s).
+declare -a job_names=() job_cmds=() later_targets=()
+declare -A later_env=()
+add_job() { job_names+=("$1"); job_cmds+=("$2"); }
+first_scale=$TESSERA_TEST_SCALE
 for run in "${runs[@]}"; do
   target=${run%% *} cpu=${run#* }
   per_target=${added_targets[$target]:-$target}
   [[ -n ${TESSERA_ARM_RUNS:-} && " $TESSERA_ARM_RUNS " != *" $target "* ]] && continue
-  export QEMU_CPU=$cpu TESSERA_CPU_TARGET=$target TESSERA_EMULATED="$qemu -cpu $cpu"
-  # The reference device computes the same whatever the SIMD target: the first run covers it,
-  # the later ones test the cpu device only (a test's own TESSERA_TEST_DEVICES still wins).
-  later=0
-  if [[ $run != "${runs[0]}" ]]; then later=1; export TESSERA_TEST_DEVICES=${caller_devices:-cpu}; fi
   # The cap must really hold: the cpu device reports the target it runs.
-  running=$("$qemu" "$build/bin/tessera-info" --json --device cpu | grep -o '"simd_target": *"[^"]*"' | head -n 1)
+  running=$(QEMU_CPU=$cpu TESSERA_CPU_TARGET=$target "$qemu" "$build/bin/tessera-info" --json --device cpu |
+    grep -o '"simd_target": *"[^"]*"' | head -n 1)
   if [[ $running != *"\"$target\"" ]]; then
     echo "cross-arm: with TESSERA_CPU_TARGET=$target under -cpu $cpu the cpu device runs $running" >&2
     exit 1
   fi
-  log=$build/ctest-$target.log
-  if [[ $later == 0 ]]; then
+  if [[ $run == "${runs[0]}" ]]; then
+    export QEMU_CPU=$cpu TESSERA_CPU_TARGET=$target TESSERA_EMULATED="$qemu -cpu $cpu"
+    log=$build/ctest-$target.log
     start "ctest under $qemu -cpu $cpu, TESSERA_CPU_TARGET=$target"
     # -LE opencl: the tests labelled opencl need an OpenCL device, and there is none under QEMU
     # (PoCL for arm64 would compile its kernels with an emulated LLVM, far beyond the CI budget);
@@ -82,64 +88,93 @@ for run in "${runs[@]}"; do
     # cpu.team_full: the thread-team policy, the same on every target (run natively; 73 s here);
     # cg.separate_cpu: the solvers through separate operations instead of the fused loop, whose
     # kernels the vector-algebra and spmv tests run here (the solver logic runs natively; 47 s).
-    # The GPU kernels' gemm shapes (tile edges, Hopper's copy-engine shapes, a long k), which
-    # here only the cpu and reference devices would run (60 s; their own edges are the
-    # per-target tests').
+    # The GPU kernels' gemm shapes (scripts/ctest-selections.sh; 60 s here).
     # The stencil suites rerun with the cpu's temporally blocked and packed-plane policies
     # forced (cpu.stencil_*: 182 s here): which path runs is the same C++ on every target, and
     # their kernels on each target are the per-target tests' (the wavefront and packed-plane
     # files compare them, bit for bit, with the one-step kernel). Likewise the spmv suites rerun
     # with the short-row gather forced on every matrix (cpu.spmv_short_gather_always: 91 s here):
     # the per-target spmv kernel tests run that gather on each target, both ways.
-    gpu_shapes='gpu cases: gemm on exact tiles|gemm math modes: (16-byte aligned|a longer product)'
     if ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE opencl \
-         -E "^(bench[.]|cpu[.]team_full\$|cg[.]separate_cpu\$|cpu[.]stencil_|cpu[.]spmv_short_gather_always\$|$gpu_shapes)" 2>&1 | tee "$log"; then :; else status=1; fi
+         -E "^(bench[.]|cpu[.]team_full\$|cg[.]separate_cpu\$|cpu[.]stencil_|cpu[.]spmv_short_gather_always\$|$gpu_only_shape_tests)" 2>&1 | tee "$log"; then :; else status=1; fi
     done_stage "ctest $target (-cpu $cpu)" "$(grep -E 'tests passed' "$log" | tail -n 1)"
-  else
-    # A later target changes only what runs through the cpu kernels, and the per-target tests
-    # (tests/test_cpu_*.cpp) run every op's kernels on each target they loop over, at odd sizes
-    # and tails: here only over the targets this vector length adds (the first run looped over
-    # all of them at 512 bits). With them the SELL tests, whose slice height C is the target's
-    # lane count. The op suites through the device, solvers, file readers, the registry, the
-    # bench and the install are the same code whatever the target and ran in the first run
-    # (before session 40 the later runs repeated the op suites too: 279 s and 272 s; about
-    # 125 s each now). Two shards in parallel, each one process (doctest).
-    start "kernel tests under $qemu -cpu $cpu, TESSERA_CPU_TARGET=$target"
-    export TESSERA_TEST_CPU_TARGETS=$per_target
-    # Half the first run's sizes: the big cases' floors keep every code path (tests/support/
-    # scale.hpp), and the first run covered the sizes themselves (CI's 45-minute budget).
-    first_scale=$TESSERA_TEST_SCALE
-    export TESSERA_TEST_SCALE=${TESSERA_ARM_LATER_SCALE:-$(awk -v s="$first_scale" 'BEGIN {print s / 2}')}
-    # (SVE2 at 128 bits, both at once on 2 cores: 126 s and 66 s. The wavefront test is most of
-    # the first, and alone at the end its OpenMP team has both cores: a finer split changes
-    # little.)
-    shards=("*test_cpu_stencil_wavefront*,*test_cpu_stencil_kernel*"
-            "*test_cpu_targets*,*test_spmv_sell*,*test_cpu_stencil_general_packed*,*test_cpu_spmv_kernel*")
-    : >"$log"
-    pids=()
-    for i in "${!shards[@]}"; do
-      "$qemu" "$build/bin/tessera-tests" "--source-file=${shards[$i]}" >"$log.$i" 2>&1 &
-      pids+=($!)
-    done
-    for i in "${!pids[@]}"; do
-      if wait "${pids[$i]}"; then :; else status=1; cat "$log.$i"; fi
-      grep -qE 'test cases: +[1-9]' "$log.$i" || { echo "cross-arm: shard $i ran no test" >&2; status=1; }
-      grep -E '^\[doctest\] (test cases|assertions|Status)' "$log.$i" | tee -a "$log"
-    done
-    done_stage "kernel tests $target (-cpu $cpu)" \
-      "$(awk '/test cases:/{p += $6; f += $9} END {print p " test cases passed, " f " failed"}' "$log")"
-    unset TESSERA_TEST_CPU_TARGETS
-    export TESSERA_TEST_SCALE=$first_scale
+    unset QEMU_CPU TESSERA_CPU_TARGET TESSERA_EMULATED
+    continue
   fi
-  unset QEMU_CPU TESSERA_CPU_TARGET TESSERA_EMULATED
+  # A later target changes only what runs through the cpu kernels, and the per-target tests
+  # (tests/test_cpu_*.cpp) run every op's kernels on each target they loop over, at odd sizes
+  # and tails: here only over the targets this vector length adds (the first run looped over
+  # all of them at 512 bits). With them the SELL tests, whose slice height C is the target's
+  # lane count. The op suites through the device, solvers, file readers, the registry, the
+  # bench and the install are the same code whatever the target and ran in the first run
+  # (before session 40 the later runs repeated the op suites too: 279 s and 272 s each).
+  # The cpu device only (a caller's TESSERA_TEST_DEVICES still wins), at half the first run's
+  # sizes: the big cases' floors keep every code path (tests/support/scale.hpp), and the first
+  # run covered the sizes themselves. Three shards: the wavefront test is most of the time, split
+  # by dtype (SVE2 at 128 bits: 72 s in f64, 46 s in f32, 74 s all the rest).
+  env_of_run=$(printf '%q ' QEMU_CPU="$cpu" TESSERA_CPU_TARGET="$target" TESSERA_EMULATED="$qemu -cpu $cpu" \
+    TESSERA_TEST_DEVICES="${caller_devices:-cpu}" TESSERA_TEST_CPU_TARGETS="$per_target" \
+    TESSERA_TEST_SCALE="${TESSERA_ARM_LATER_SCALE:-$(awk -v s="$first_scale" 'BEGIN {print s / 2}')}")
+  later_targets=("$target" "${later_targets[@]}")  # the narrowest vectors (the longest runs) first
+  later_env[$target]=$env_of_run
+done
+# The queue, longest first: the f64 wavefront shards and the other kernel tests (about 75 s each
+# at 128 bits), the bench (70 s alone), the f32 wavefront shards (46 s).
+tests=$(printf '%q %q' "$qemu" "$build/bin/tessera-tests")
+wavefront="--source-file=*test_cpu_stencil_wavefront*"
+for t in "${later_targets[@]}"; do
+  add_job "$t-wavefront-f64" "env ${later_env[$t]} $tests '$wavefront' '-tc=*<double>'"
+done
+for t in "${later_targets[@]}"; do
+  add_job "$t-kernels" "env ${later_env[$t]} $tests \
+'--source-file=*test_cpu_stencil_kernel*,*test_cpu_targets*,*test_spmv_sell*,*test_cpu_stencil_general_packed*,*test_cpu_spmv_kernel*'"
+done
+# The bench on the emulated CPU: its checks must pass; its timings mean nothing (it says so).
+# One dtype: every op, baseline and report path runs in f32, and f64 doubled its time (75 s).
+add_job bench "$(printf '%q ' env QEMU_CPU="$first_cpu" TESSERA_EMULATED="$qemu -cpu $first_cpu" \
+  "$qemu" "$build/bin/tessera-bench" --size small --dtypes f32 --min-time 0.005 --reps 1)"
+for t in "${later_targets[@]}"; do
+  add_job "$t-wavefront-f32" "env ${later_env[$t]} $tests '$wavefront' '-tc=*<float>'"
 done
 
-# The bench on the emulated CPU: its checks must pass; its timings mean nothing (it says so).
-# One dtype: every op, baseline and report path runs in f32, and f64 doubled the stage (75 s).
-start "tessera-bench --size small under $qemu -cpu $first_cpu"
-QEMU_CPU=$first_cpu TESSERA_EMULATED="$qemu -cpu $first_cpu" \
-  "$qemu" "$build/bin/tessera-bench" --size small --dtypes f32 --min-time 0.005 --reps 1 || status=1
-done_stage "tessera-bench --size small"
+start "the later targets' kernel tests and tessera-bench --size small, under $qemu, $jobs at a time"
+declare -A job_of_pid=()
+declare -a job_rc=() job_t0=() job_secs=()
+next=0
+while (( next < ${#job_names[@]} || ${#job_of_pid[@]} > 0 )); do
+  while (( next < ${#job_names[@]} && ${#job_of_pid[@]} < jobs )); do
+    bash -c "${job_cmds[$next]}" >"$build/job-${job_names[$next]}.log" 2>&1 &
+    job_of_pid[$!]=$next job_t0[next]=$(date +%s)
+    next=$((next + 1))
+  done
+  if wait -n -p finished; then rc=0; else rc=$?; fi
+  i=${job_of_pid[$finished]}
+  unset "job_of_pid[$finished]"
+  job_rc[i]=$rc job_secs[i]=$(($(date +%s) - job_t0[i]))
+done
+bench_rc=0
+for i in "${!job_names[@]}"; do
+  name=${job_names[$i]} log=$build/job-${job_names[$i]}.log
+  if [[ $name == bench ]]; then
+    cat "$log"
+    bench_rc=${job_rc[i]}
+    [[ $bench_rc == 0 ]] || status=1
+    continue
+  fi
+  if [[ ${job_rc[i]} != 0 ]]; then status=1; cat "$log"; fi
+  grep -qE 'test cases: +[1-9]' "$log" || { echo "cross-arm: $name ran no test" >&2; status=1; }
+done
+for i in "${!job_names[@]}"; do
+  printf '%-24s %4d s  exit %d  %s\n' "${job_names[$i]}" "${job_secs[i]}" "${job_rc[i]}" \
+    "$(grep -E '^\[doctest\] test cases' "$build/job-${job_names[$i]}.log" | tr -s ' ')"
+done
+done_stage "later targets and bench, $jobs at a time" "bench exit $bench_rc"
+for run in "${runs[@]:1}"; do
+  target=${run%% *}
+  [[ -n ${TESSERA_ARM_RUNS:-} && " $TESSERA_ARM_RUNS " != *" $target "* ]] && continue
+  summary+=("$(printf '%-44s %6s  %s' "  kernel tests $target (-cpu ${run#* })" "" \
+    "$(cat "$build/job-$target-"*.log | awk '/test cases:/{p += $6; f += $9} END {print p " test cases passed, " f " failed"}')")")
+done
 
 echo "== summary ($arch, TESSERA_TEST_SCALE=$TESSERA_TEST_SCALE)"
 printf '%s\n' "${summary[@]}"
