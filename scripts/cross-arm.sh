@@ -88,7 +88,7 @@ for run in "${runs[@]}"; do
     # cpu.team_full: the thread-team policy, the same on every target (run natively; 73 s here);
     # cg.separate_cpu: the solvers through separate operations instead of the fused loop, whose
     # kernels the vector-algebra and spmv tests run here (the solver logic runs natively; 47 s).
-    # The GPU kernels' gemm shapes (scripts/ctest-selections.sh; 60 s here).
+    # The cases shaped for the CUDA kernels (scripts/ctest-selections.sh; 122 s here).
     # The stencil suites rerun with the cpu's temporally blocked and packed-plane policies
     # forced (cpu.stencil_*: 182 s here): which path runs is the same C++ on every target, and
     # their kernels on each target are the per-target tests' (the wavefront and packed-plane

@@ -56,7 +56,7 @@ source "$root/scripts/sanitizer-cmake-args.sh"
 TESSERA_BUILD_DIR=$root/build-asan "$root/scripts/build.sh" "${sanitizer_cmake_args[@]}" \
   "-DTESSERA_HWY_DISABLED_TARGETS=$asan_hwy_disabled" -DTESSERA_SANITIZE=ON
 stage "ASan + UBSan tests"
-# All but the GPU kernels' gemm shapes (scripts/ctest-selections.sh).
+# All but the cases shaped for the CUDA kernels (scripts/ctest-selections.sh).
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs" -E "^($gpu_only_shape_tests)"
