@@ -4,24 +4,25 @@
 # and tessera-bench under QEMU. The first run is the whole suite; the later ones run what a SIMD
 # target can change: the per-target tests of the cpu kernels and the SELL tests (below).
 #   scripts/cross-arm.sh [aarch64]        (build folder build-<arch>; armv7/armhf: not yet)
-# Environment: TESSERA_ARM_BUILD_DIR (build folder), TESSERA_ARM_RUNS (e.g. "NEON SVE": only
+# Environment: TESSERA_ARM_BUILD_DIR (build folder), TESSERA_ARM_RUNS (e.g. "NEON SVE_256": only
 # these runs), TESSERA_TEST_SCALE (size of the big random test cases, default 0.1 here: see
 # tests/support/scale.hpp; 1 gives the full native sizes), TESSERA_ARM_LATER_SCALE (the same for
 # the runs after the first, default half of TESSERA_TEST_SCALE).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:-aarch64}
-# One run per target: "TARGET QEMU_CPU". The vector lengths differ on purpose, so that
-# vector-length-agnostic code meets 128, 256 and 512-bit SVE: the NEON run has qemu's default
-# 512 bits (and the per-target tests of tests/test_cpu_targets*.cpp loop over SVE and SVE2 at
-# 512 bits too); SVE at 256 bits is a Graviton3 / Neoverse V1, whose specialised SVE_256 target
-# those tests then cover; SVE2 at 128 bits is a Graviton4 / Neoverse N2 (SVE2_128 likewise).
+# One run per target: "TARGET QEMU_CPU". The vector lengths differ on purpose, so that the
+# kernels meet 128, 256 and 512-bit SVE (4, 8 and 16 f32 lanes): the NEON run has qemu's default
+# 512 bits, and the per-target tests of tests/test_cpu_targets*.cpp loop over SVE and SVE2 there
+# too (the length-agnostic targets, which a 512-bit CPU such as A64FX runs); at 256 bits a
+# Graviton3 / Neoverse V1 runs SVE_256, at 128 bits a Graviton4 / Neoverse N2 runs SVE2_128:
+# Highway takes these fixed-length targets wherever the CPU's length matches them. The generic SVE
+# and SVE2 at 256 and 128 bits, which no CPU runs while those are compiled in, were half of the
+# later runs' time (until session 42 they ran too).
 case $arch in
   aarch64)
     deb=arm64 qemu=qemu-aarch64
-    runs=("NEON max" "SVE max,sve256=on" "SVE2 max,sve128=on")
-    # The per-target tests of the later runs: the target its vector length specialises, and its own.
-    declare -A added_targets=([SVE]="SVE_256 SVE" [SVE2]="SVE2_128 SVE2") ;;
+    runs=("NEON max" "SVE_256 max,sve256=on" "SVE2_128 max,sve128=on") ;;
   *) echo "cross-arm: unknown architecture '$arch' (aarch64; armhf is not done yet)" >&2; exit 2 ;;
 esac
 build=${TESSERA_ARM_BUILD_DIR:-$root/build-$arch}
@@ -68,7 +69,6 @@ add_job() { job_names+=("$1"); job_cmds+=("$2"); }
 first_scale=$TESSERA_TEST_SCALE
 for run in "${runs[@]}"; do
   target=${run%% *} cpu=${run#* }
-  per_target=${added_targets[$target]:-$target}
   [[ -n ${TESSERA_ARM_RUNS:-} && " $TESSERA_ARM_RUNS " != *" $target "* ]] && continue
   # The cap must really hold: the cpu device reports the target it runs.
   running=$(QEMU_CPU=$cpu TESSERA_CPU_TARGET=$target "$qemu" "$build/bin/tessera-info" --json --device cpu |
@@ -103,38 +103,38 @@ for run in "${runs[@]}"; do
   fi
   # A later target changes only what runs through the cpu kernels, and the per-target tests
   # (tests/test_cpu_*.cpp) run every op's kernels on each target they loop over, at odd sizes
-  # and tails: here only over the targets this vector length adds (the first run looped over
-  # all of them at 512 bits). With them the SELL tests, whose slice height C is the target's
+  # and tails: here over the fixed-length target of this run (the first run looped over all
+  # the others, at 512 bits). With them the SELL tests, whose slice height C is the target's
   # lane count. The op suites through the device, solvers, file readers, the registry, the
   # bench and the install are the same code whatever the target and ran in the first run
   # (before session 40 the later runs repeated the op suites too: 279 s and 272 s each).
   # The cpu device only (a caller's TESSERA_TEST_DEVICES still wins), at half the first run's
   # sizes: the big cases' floors keep every code path (tests/support/scale.hpp), and the first
-  # run covered the sizes themselves. Three shards: the wavefront test is most of the time, split
-  # by dtype (SVE2 at 128 bits: 72 s in f64, 46 s in f32, 74 s all the rest).
+  # run covered the sizes themselves. Three shards: the wavefront test, split by dtype (SVE2_128:
+  # 40 s in f64, 32 s in f32), and all the rest (61 s).
   env_of_run=$(printf '%q ' QEMU_CPU="$cpu" TESSERA_CPU_TARGET="$target" TESSERA_EMULATED="$qemu -cpu $cpu" \
-    TESSERA_TEST_DEVICES="${caller_devices:-cpu}" TESSERA_TEST_CPU_TARGETS="$per_target" \
+    TESSERA_TEST_DEVICES="${caller_devices:-cpu}" TESSERA_TEST_CPU_TARGETS="$target" \
     TESSERA_TEST_SCALE="${TESSERA_ARM_LATER_SCALE:-$(awk -v s="$first_scale" 'BEGIN {print s / 2}')}")
   later_targets=("$target" "${later_targets[@]}")  # the narrowest vectors (the longest runs) first
   later_env[$target]=$env_of_run
 done
-# The queue, longest first: the f64 wavefront shards and the other kernel tests (about 75 s each
-# at 128 bits), the bench (70 s alone), the f32 wavefront shards (46 s).
-tests=$(printf '%q %q' "$qemu" "$build/bin/tessera-tests")
-wavefront="--source-file=*test_cpu_stencil_wavefront*"
-for t in "${later_targets[@]}"; do
-  add_job "$t-wavefront-f64" "env ${later_env[$t]} $tests '$wavefront' '-tc=*<double>'"
-done
-for t in "${later_targets[@]}"; do
-  add_job "$t-kernels" "env ${later_env[$t]} $tests \
-'--source-file=*test_cpu_stencil_kernel*,*test_cpu_targets*,*test_spmv_sell*,*test_cpu_stencil_general_packed*,*test_cpu_spmv_kernel*'"
-done
+# The queue, longest first: the bench (70 s alone, 100 s beside another job: its cpu device takes
+# both cores), the kernel tests (60 s each), the wavefront shards (29-40 s; measured together,
+# 190 s for the lot, the bench last).
 # The bench on the emulated CPU: its checks must pass; its timings mean nothing (it says so).
 # One dtype: every op, baseline and report path runs in f32, and f64 doubled its time (75 s).
 add_job bench "$(printf '%q ' env QEMU_CPU="$first_cpu" TESSERA_EMULATED="$qemu -cpu $first_cpu" \
   "$qemu" "$build/bin/tessera-bench" --size small --dtypes f32 --min-time 0.005 --reps 1)"
+tests=$(printf '%q %q' "$qemu" "$build/bin/tessera-tests")
+wavefront="--source-file=*test_cpu_stencil_wavefront*"
 for t in "${later_targets[@]}"; do
-  add_job "$t-wavefront-f32" "env ${later_env[$t]} $tests '$wavefront' '-tc=*<float>'"
+  add_job "$t-kernels" "env ${later_env[$t]} $tests \
+'--source-file=*test_cpu_stencil_kernel*,*test_cpu_targets*,*test_spmv_sell*,*test_cpu_stencil_general_packed*,*test_cpu_spmv_kernel*'"
+done
+for dtype in double float; do
+  for t in "${later_targets[@]}"; do
+    add_job "$t-wavefront-$dtype" "env ${later_env[$t]} $tests '$wavefront' '-tc=*<$dtype>'"
+  done
 done
 
 start "the later targets' kernel tests and tessera-bench --size small, under $qemu, $jobs at a time"

@@ -71,7 +71,7 @@ if [[ ${TESSERA_TEST_FUZZ:-1} != 0 ]]; then
   "$root/scripts/fuzz.sh"
 fi
 
-stage "aarch64 cross build, tests under QEMU (NEON, SVE, SVE2)"
+stage "aarch64 cross build, tests under QEMU (NEON, SVE_256, SVE2_128)"
 # The same suite on 64-bit ARM, emulated, with the big random cases scaled down
 # (scripts/cross-arm.sh). TESSERA_TEST_ARM=0 leaves this stage out, e.g. on a machine without
 # a package registry.
