@@ -15,8 +15,8 @@ endif()
 # compiled whole into each tool). The two checks were 40 % of kernels/cpu/conv.cpp's compile
 # (78 -> 49 s; ASan alone 42 s) and half of a CLI11 program's (36 -> 19 s). What they would add
 # there: ASan already stops at a null dereference (a SEGV report with its stack); the kernels'
-# pointers are the callers' T arrays or the library's own aligned allocations, and a misaligned
-# vector load of Highway's aligned kind faults. The rest of the library (plans, solvers, readers,
+# pointers are the callers' T arrays or the library's own aligned allocations, and on x86 (where
+# the sanitizer builds run) a misaligned vector load of Highway's aligned kind faults. The rest of the library (plans, solvers, readers,
 # the backends' host code, where byte buffers are cast to typed ones) keeps both checks.
 function(tessera_lighter_ubsan target)
   if(TESSERA_SANITIZE)

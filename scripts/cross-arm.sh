@@ -60,8 +60,9 @@ done_stage "tessera-info" "$(grep -m1 -E 'SIMD target' <<<"$info" | sed 's/^ *//
 status=0
 caller_devices=${TESSERA_TEST_DEVICES:-}
 # The work after the first run: a queue of independent QEMU processes, $jobs at a time, longest
-# first (each one thread but for the bench's cpu device: the tests below call the kernels
-# directly). Run one target after the other in two shards each, with the bench alone at the end,
+# first (mostly one thread each: the wavefront and per-target tests call the kernels directly;
+# the bench and the SELL tests go through the cpu device's thread team). Run one target after
+# the other in two shards each, with the bench alone at the end,
 # the same work left a core idle for a third of the time (SVE, SVE2 and bench: 106 + 133 + 71 s).
 declare -a job_names=() job_cmds=() later_targets=()
 declare -A later_env=()

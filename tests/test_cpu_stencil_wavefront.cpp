@@ -95,8 +95,8 @@ void check_wavefront() {
       // Each axis is covered without the full product (the QEMU stages run this per SIMD
       // target): passes that divide the steps (3 = 3, 16 = 16), ragged ones (3 = 2 + 1,
       // 7 = 4 + 3, 16 = 7 + 7 + 2), one-level passes, and a ring deeper than the steps (16 > 3;
-      // one step with a ring of 16 levels computed what one step with a ring of one does, in
-      // 15 % of this test's time).
+      // one step with a ring of 16 levels computed what one step with a ring of one does: 15 % of
+      // this test's time natively, too little to see under QEMU).
       const std::pair<int, std::vector<int>> plans[] = {{1, {1}}, {3, {1, 2, 3, 16}}, {7, {3, 4, 7}}, {16, {7, 16}}};
       for (const auto& [steps, level_counts] : plans) {
         const auto want = one_step_each<T>(g, r, c.data(), u0, steps);
