@@ -61,9 +61,9 @@ status=0
 caller_devices=${TESSERA_TEST_DEVICES:-}
 # The work after the first run: a queue of independent QEMU processes, $jobs at a time, longest
 # first (mostly one thread each: the wavefront and per-target tests call the kernels directly;
-# the bench and the SELL tests go through the cpu device's thread team). Run one target after
-# the other in two shards each, with the bench alone at the end,
-# the same work left a core idle for a third of the time (SVE, SVE2 and bench: 106 + 133 + 71 s).
+# the bench and the SELL tests go through the cpu device's thread team). Run a target after the
+# other in two shards each and the bench alone at the end, the same work left a core idle for a
+# third of the time (SVE, SVE2 and bench: 106 + 133 + 71 s).
 declare -a job_names=() job_cmds=() later_targets=()
 declare -A later_env=()
 add_job() { job_names+=("$1"); job_cmds+=("$2"); }
@@ -157,18 +157,16 @@ bench_rc=0
 for i in "${!job_names[@]}"; do
   name=${job_names[$i]} log=$build/job-${job_names[$i]}.log
   if [[ $name == bench ]]; then
-    cat "$log"
     bench_rc=${job_rc[i]}
-    [[ $bench_rc == 0 ]] || status=1
-    continue
+  else
+    grep -qE 'test cases: +[1-9]' "$log" || { echo "cross-arm: $name ran no test" >&2; status=1; }
+    [[ ${job_rc[i]} == 0 ]] || cat "$log"
   fi
-  if [[ ${job_rc[i]} != 0 ]]; then status=1; cat "$log"; fi
-  grep -qE 'test cases: +[1-9]' "$log" || { echo "cross-arm: $name ran no test" >&2; status=1; }
+  [[ ${job_rc[i]} == 0 ]] || status=1
+  printf '%-26s %4d s  exit %d  %s\n' "$name" "${job_secs[i]}" "${job_rc[i]}" \
+    "$(grep -E '^\[doctest\] test cases' "$log" | tr -s ' ')"
 done
-for i in "${!job_names[@]}"; do
-  printf '%-24s %4d s  exit %d  %s\n' "${job_names[$i]}" "${job_secs[i]}" "${job_rc[i]}" \
-    "$(grep -E '^\[doctest\] test cases' "$build/job-${job_names[$i]}.log" | tr -s ' ')"
-done
+cat "$build/job-bench.log"
 done_stage "later targets and bench, $jobs at a time" "bench exit $bench_rc"
 for run in "${runs[@]:1}"; do
   target=${run%% *}
