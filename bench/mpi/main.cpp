@@ -2,43 +2,40 @@
 // --device cuda). Prints one Markdown table on rank 0: seconds per operation (the slowest
 // rank's), the split into local compute / halo exchange / allreduce (Tessera), and a check value
 // that should agree between implementations.
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
 
+#include "command_line.hpp"
 #include "workloads.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   tessera_bench_mpi::Config c;
-  CLI::App app{"tessera-bench-mpi: distributed SpMV, stencil step and CG iteration beside PETSc"};
-  app.add_option("--device", c.device, "device every rank opens (cpu, opencl:0; cuda: cuda:<local rank>)");
-  app.add_option("--n", c.n, "the problem is the 7-point Laplacian / grid of n x n x nz");
-  app.add_option("--nz", c.nz, "the slowest axis (split over the ranks); default n");
-  app.add_flag("--weak", c.weak, "weak scaling: nz per rank (n x n x nz rows per rank), nz * ranks in all");
-  app.add_option("--repeat", c.repeat, "SpMVs timed");
-  app.add_option("--iterations", c.iterations, "CG iterations timed");
-  app.add_option("--steps", c.steps, "stencil steps timed");
-  app.add_option("--exchange-every", c.exchange_every,
-                 "stencil steps per halo exchange: halos that many steps deep, the steps between exchanges in one "
-                 "multi-step call (DistGrid's exchange_every)")
-      ->check(CLI::Range(1, 64));
-  app.add_option("--samples", c.samples, "timed runs of each workload (Tessera and PETSc alike); the median is reported");
-  app.add_option("--workloads", c.workloads, "spmv, stencil, cg (comma-separated)")->delimiter(',');
+  tessera::tools::CommandLine cli{"tessera-bench-mpi: distributed SpMV, stencil step and CG iteration beside PETSc"};
+  cli.option("--device", c.device, "device every rank opens (cpu, opencl:0; cuda: cuda:<local rank>)");
+  cli.option("--n", c.n, "the problem is the 7-point Laplacian / grid of n x n x nz");
+  cli.option("--nz", c.nz, "the slowest axis (split over the ranks); default n");
+  cli.flag("--weak", c.weak, "weak scaling: nz per rank (n x n x nz rows per rank), nz * ranks in all");
+  cli.option("--repeat", c.repeat, "SpMVs timed");
+  cli.option("--iterations", c.iterations, "CG iterations timed");
+  cli.option("--steps", c.steps, "stencil steps timed");
+  cli.option("--exchange-every", c.exchange_every,
+             "stencil steps per halo exchange: halos that many steps deep, the steps between exchanges in one "
+             "multi-step call (DistGrid's exchange_every)")
+      .range(1, 64);
+  cli.option("--samples", c.samples, "timed runs of each workload (Tessera and PETSc alike); the median is reported");
+  cli.option("--workloads", c.workloads, "spmv, stencil, cg (comma-separated)").split_on(',');
   bool no_petsc = false;
-  app.add_flag("--no-petsc", no_petsc, "leave the PETSc baseline out");
+  cli.flag("--no-petsc", no_petsc, "leave the PETSc baseline out");
   int rounds = 1;
-  app.add_option("--rounds", rounds,
-                 "run Tessera then PETSc this many times in turn; each row is the median over the rounds, and "
-                 "the PETSc / Tessera ratio of every round is printed (both see the same moment of a shared "
-                 "machine)")
-      ->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+  cli.option("--rounds", rounds,
+             "run Tessera then PETSc this many times in turn; each row is the median over the rounds, and "
+             "the PETSc / Tessera ratio of every round is printed (both see the same moment of a shared "
+             "machine)")
+      .positive();
+  if (int rc = 0; !cli.parse(argc, argv, rc)) {
     MPI_Finalize();
     return rc;
   }

@@ -11,15 +11,14 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
+#include "command_line.hpp"
 #include "tessera/tessera.hpp"
 
 namespace {
@@ -334,15 +333,17 @@ nlohmann::ordered_json to_json(const Report& rep) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Lists what this Tessera build finds here: devices, backends (with the reason for each "
-               "unavailable one) and which operations each device runs."};
+  tessera::tools::CommandLine cli{
+      "Lists what this Tessera build finds here: devices, backends (with the reason for each "
+      "unavailable one) and which operations each device runs."};
   bool json = false;
   std::string device;
-  app.add_flag("--json", json, "Print everything as one JSON document on stdout");
-  app.add_option("--device", device, "Only this device: a spec as Device::open takes it (reference, cpu, "
-                                     "cuda:0, opencl:1, auto)");
-  app.set_version_flag("--version", std::string("tessera-info ") + tessera::version());
-  CLI11_PARSE(app, argc, argv);
+  cli.flag("--json", json, "Print everything as one JSON document on stdout");
+  cli.option("--device", device,
+             "Only this device: a spec as Device::open takes it (reference, cpu, "
+             "cuda:0, opencl:1, auto)");
+  cli.version_flag("--version", std::string("tessera-info ") + tessera::version());
+  if (int rc = 0; !cli.parse(argc, argv, rc)) return rc;
 
   Report rep;
   try {

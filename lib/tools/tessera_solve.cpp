@@ -13,12 +13,11 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
+#include "command_line.hpp"
 #include "tessera/tessera.hpp"
 
 namespace {
@@ -205,27 +204,28 @@ nlohmann::json to_json(const Args& a, const HostCsr<double>& h, const std::vecto
 
 int main(int argc, char** argv) {
   Args a;
-  CLI::App app{"tessera-solve: solve A x = b (Matrix Market A) with CG, BiCGSTAB or GMRES on Tessera's devices"};
-  app.add_option("matrix", a.matrix, "A, a Matrix Market coordinate file (.mtx or .mtx.gz)")->required();
-  app.add_option("--rhs", a.rhs, "b, an n x 1 Matrix Market coordinate file; default b = A * ones");
-  app.add_option("--device", a.device, "cuda:0, opencl:0, cpu, reference, auto, or all (every device but the reference)");
-  app.add_option("--solver", a.solver, "cg, bicgstab or gmres")->check(CLI::IsMember({"cg", "bicgstab", "gmres"}));
-  app.add_option("--precond", a.precond, "none, jacobi, ilu0 or ic0")->check(CLI::IsMember({"none", "jacobi", "ilu0", "ic0"}));
-  app.add_option("--tol", a.tol, "relative tolerance: stop when ||b - A x|| <= tol ||b||");
-  app.add_option("--dtype", a.dtype, "f32 or f64")->check(CLI::IsMember({"f32", "f64"}));
-  app.add_option("--precond-dtype", a.precond_dtype,
-                 "ilu0/ic0 factors stored in f32 or f64 (default: --dtype); f32 with --dtype f64 is the "
-                 "mixed-precision preconditioner")
-      ->check(CLI::IsMember({"f32", "f64"}));
-  app.add_option("--restart", a.restart, "GMRES restart length m")->check(CLI::PositiveNumber);
-  app.add_option("--max-it", a.max_it, "iteration limit")->check(CLI::NonNegativeNumber);
-  app.add_option("--check-every", a.check_every, "residual check interval (0: chosen automatically)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--no-graphs", a.no_graphs, "do not replay CG/BiCGSTAB iterations from a recorded graph (cuda)");
-  app.add_flag("--no-fused", a.no_fused,
-               "run CG's iterations as separate operations where the device has a fused kernel (small systems)");
-  app.add_option("--json", a.json, "write the results as JSON to this file");
-  app.add_option("--history", a.history, "write device,iteration,residual at every check to this CSV file");
-  CLI11_PARSE(app, argc, argv);
+  tessera::tools::CommandLine cli{
+      "tessera-solve: solve A x = b (Matrix Market A) with CG, BiCGSTAB or GMRES on Tessera's devices"};
+  cli.option("matrix", a.matrix, "A, a Matrix Market coordinate file (.mtx or .mtx.gz)").required();
+  cli.option("--rhs", a.rhs, "b, an n x 1 Matrix Market coordinate file; default b = A * ones");
+  cli.option("--device", a.device, "cuda:0, opencl:0, cpu, reference, auto, or all (every device but the reference)");
+  cli.option("--solver", a.solver, "cg, bicgstab or gmres").choices({"cg", "bicgstab", "gmres"});
+  cli.option("--precond", a.precond, "none, jacobi, ilu0 or ic0").choices({"none", "jacobi", "ilu0", "ic0"});
+  cli.option("--tol", a.tol, "relative tolerance: stop when ||b - A x|| <= tol ||b||");
+  cli.option("--dtype", a.dtype, "f32 or f64").choices({"f32", "f64"});
+  cli.option("--precond-dtype", a.precond_dtype,
+             "ilu0/ic0 factors stored in f32 or f64 (default: --dtype); f32 with --dtype f64 is the "
+             "mixed-precision preconditioner")
+      .choices({"f32", "f64"});
+  cli.option("--restart", a.restart, "GMRES restart length m").positive();
+  cli.option("--max-it", a.max_it, "iteration limit").non_negative();
+  cli.option("--check-every", a.check_every, "residual check interval (0: chosen automatically)").non_negative();
+  cli.flag("--no-graphs", a.no_graphs, "do not replay CG/BiCGSTAB iterations from a recorded graph (cuda)");
+  cli.flag("--no-fused", a.no_fused,
+           "run CG's iterations as separate operations where the device has a fused kernel (small systems)");
+  cli.option("--json", a.json, "write the results as JSON to this file");
+  cli.option("--history", a.history, "write device,iteration,residual at every check to this CSV file");
+  if (int rc = 0; !cli.parse(argc, argv, rc)) return rc;
 
   // An explicit choice the run cannot honour is an error, not a silent default: Jacobi and none
   // have no factors to store, and f64 factors in an f32 solve would gain nothing.
