@@ -49,7 +49,7 @@ cmake --build "$build" -j "$jobs"
 done_stage "build ($arch)"
 
 # tessera-info must name the ARM target the emulated CPU runs.
-first_cpu=${runs[0]#* }
+first_cpu=${runs[0]#* } first_target=${runs[0]%% *}
 start "tessera-info under $qemu -cpu $first_cpu"
 info=$(QEMU_CPU=$first_cpu "$qemu" "$build/bin/tessera-info")
 echo "$info"
@@ -57,6 +57,12 @@ grep -E "SIMD target +(NEON|SVE|SVE2|SVE_256|SVE2_128) " <<<"$info" >/dev/null |
   { echo "cross-arm: tessera-info does not show an ARM SIMD target" >&2; exit 1; }
 done_stage "tessera-info" "$(grep -m1 -E 'SIMD target' <<<"$info" | sed 's/^ *//')"
 
+# The non-temporal-store probe's test (tests/test_cpu_stencil_kernel.cpp) runs natively only:
+# the probe sweeps two grids of twice the last-level cache, and qemu-user reports the build
+# machine's (260 MiB of L3 on a session-43 VM: 256 MiB grids, 107 s emulated); what it checks,
+# the setting obeyed and the verdict kept, is the same C++ on every target, and the sweep's
+# kernel with and without streaming stores is the per-target stencil tests'.
+stream_probe_test='cpu stencil: stencil[.]stream_stores off / on obeyed'
 status=0
 caller_devices=${TESSERA_TEST_DEVICES:-}
 # The work after the first run: a queue of independent QEMU processes, $jobs at a time, longest
@@ -97,7 +103,7 @@ for run in "${runs[@]}"; do
     # with the short-row gather forced on every matrix (cpu.spmv_short_gather_always: 91 s here):
     # the per-target spmv kernel tests run that gather on each target, both ways.
     if ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE opencl \
-         -E "^(bench[.]|cpu[.]team_full\$|cg[.]separate_cpu\$|cpu[.]stencil_|cpu[.]spmv_short_gather_always\$|$gpu_only_shape_tests)" 2>&1 | tee "$log"; then :; else status=1; fi
+         -E "^(bench[.]|cpu[.]team_full\$|cg[.]separate_cpu\$|cpu[.]stencil_|cpu[.]spmv_short_gather_always\$|$stream_probe_test|$gpu_only_shape_tests)" 2>&1 | tee "$log"; then :; else status=1; fi
     done_stage "ctest $target (-cpu $cpu)" "$(grep -E 'tests passed' "$log" | tail -n 1)"
     unset QEMU_CPU TESSERA_CPU_TARGET TESSERA_EMULATED
     continue
@@ -124,13 +130,19 @@ done
 # 190 s for the lot, the bench last).
 # The bench on the emulated CPU: its checks must pass; its timings mean nothing (it says so).
 # One dtype: every op, baseline and report path runs in f32, and f64 doubled its time (75 s).
-add_job bench "$(printf '%q ' env QEMU_CPU="$first_cpu" TESSERA_EMULATED="$qemu -cpu $first_cpu" \
+# On the first run's target (NEON): the bench's checks and report paths are the same on every
+# target, whose kernels the per-target tests run. On its own choice, 512-bit SVE2 under -cpu max,
+# its peak measurement's FMA loops alone ran past 8 minutes on a development VM (an Intel Xeon
+# with 260 MiB of L3, session 43) where the whole bench had taken 70 s on an AMD one.
+add_job bench "$(printf '%q ' env QEMU_CPU="$first_cpu" TESSERA_CPU_TARGET="$first_target" \
+  TESSERA_EMULATED="$qemu -cpu $first_cpu" \
   "$qemu" "$build/bin/tessera-bench" --size small --dtypes f32 --min-time 0.005 --reps 1)"
 tests=$(printf '%q %q' "$qemu" "$build/bin/tessera-tests")
 wavefront="--source-file=*test_cpu_stencil_wavefront*"
 for t in "${later_targets[@]}"; do
   add_job "$t-kernels" "env ${later_env[$t]} $tests \
-'--source-file=*test_cpu_stencil_kernel*,*test_cpu_targets*,*test_spmv_sell*,*test_cpu_stencil_general_packed*,*test_cpu_spmv_kernel*'"
+'--source-file=*test_cpu_stencil_kernel*,*test_cpu_targets*,*test_spmv_sell*,*test_cpu_stencil_general_packed*,*test_cpu_spmv_kernel*' \
+'--test-case-exclude=*stencil.stream_stores off / on obeyed*'"
 done
 for dtype in double float; do
   for t in "${later_targets[@]}"; do
