@@ -26,8 +26,8 @@ namespace {
 // Doubles per array: 128 MiB, or 2x the last-level cache where that is larger (servers with
 // hundreds of MiB of L3), at most 1/16 of the memory for the four arrays together. Under
 // emulation 16 MiB: the figures mean nothing there (emulation.hpp), and qemu-user reports the
-// build machine's cache, whose 260 MiB of L3 on a development VM made these arrays 375 MiB and
-// the emulated bench's peaks alone run for more than 7 minutes of CI.
+// build machine's cache, whose 260 MiB of L3 on a session-43 development VM would make these
+// arrays 375 MiB each for the emulator to stream eight times a kernel.
 std::size_t stream_elems() {
   if (!emulation_note().empty()) return (std::size_t(16) << 20) / sizeof(double);
   std::size_t bytes = std::size_t(128) << 20;

@@ -59,9 +59,9 @@ done_stage "tessera-info" "$(grep -m1 -E 'SIMD target' <<<"$info" | sed 's/^ *//
 
 # The non-temporal-store probe's test (tests/test_cpu_stencil_kernel.cpp) runs natively only:
 # the probe sweeps two grids of twice the last-level cache, and qemu-user reports the build
-# machine's (260 MiB of L3 on a session-43 VM: 256 MiB grids, 107 s emulated); what it checks,
-# the setting obeyed and the verdict kept, is the same C++ on every target, and the sweep's
-# kernel with and without streaming stores is the per-target stencil tests'.
+# machine's (260 MiB of L3 on a session-43 VM: 256 MiB grids, 107 s emulated beside other work).
+# What it checks, the setting obeyed and the verdict kept, is the same C++ on every target; the
+# sweep's kernel with and without streaming stores is the per-target stencil tests'.
 stream_probe_test='cpu stencil: stencil[.]stream_stores off / on obeyed'
 status=0
 caller_devices=${TESSERA_TEST_DEVICES:-}
@@ -132,8 +132,9 @@ done
 # One dtype: every op, baseline and report path runs in f32, and f64 doubled its time (75 s).
 # On the first run's target (NEON): the bench's checks and report paths are the same on every
 # target, whose kernels the per-target tests run. On its own choice, 512-bit SVE2 under -cpu max,
-# its peak measurement's FMA loops alone ran past 8 minutes on a development VM (an Intel Xeon
-# with 260 MiB of L3, session 43) where the whole bench had taken 70 s on an AMD one.
+# its peak measurement alone ran past 8 minutes on a development VM (an Intel Xeon with 260 MiB
+# of L3, session 43; on NEON the whole bench took 17 s there) where the whole bench had taken
+# 70 s on an AMD one.
 add_job bench "$(printf '%q ' env QEMU_CPU="$first_cpu" TESSERA_CPU_TARGET="$first_target" \
   TESSERA_EMULATED="$qemu -cpu $first_cpu" \
   "$qemu" "$build/bin/tessera-bench" --size small --dtypes f32 --min-time 0.005 --reps 1)"
