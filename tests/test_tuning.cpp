@@ -2,9 +2,12 @@
 // their validation, and the OpenCL defines generated from it. Pure host logic: no device.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 
+#include "host_machine.hpp"
 #include "tessera/errors.hpp"
+#include "tessera/tessera.hpp"
 #include "tuning/tuning.hpp"
 
 using tessera::InvalidArgument;
@@ -40,6 +43,38 @@ TEST_CASE("tuning: defaults per class, exact class before the backend's wildcard
   CHECK_FALSE(cuda.has("gemm.mwg"));
   CHECK_FALSE(nv.has("reduce.blocks_per_sm"));
   CHECK(Tuning::for_device("cpu/host", "cpu", "").has("reduce.min_per_thread"));
+}
+
+TEST_CASE("tuning: the cpu classes by x86 vendor, and what they set apart") {
+  const Tuning intel = Tuning::for_device("cpu/intel", "cpu", "");
+  const Tuning amd = Tuning::for_device("cpu/amd", "cpu", "");
+  const Tuning host = Tuning::for_device("cpu/host", "cpu", "");
+  // AMD's microcoded gathers: scalar loads there, gathers elsewhere.
+  CHECK(amd["spmv.gathers"] == 0);
+  CHECK(intel["spmv.gathers"] == 1);
+  CHECK(host["spmv.gathers"] == 1);
+  // Intel: SELL for rows of any spread, the padding limit deciding; the others: irregular rows only.
+  CHECK(intel["spmv.sell_max_cv"] == 1000);
+  CHECK(amd["spmv.sell_max_cv"] == 0);
+  CHECK(host["spmv.sell_max_cv"] == 0);
+  // Everything else the same: the three differ only where a measurement put them apart.
+  CHECK(intel["spmv.sell_max_padding"] == amd["spmv.sell_max_padding"]);
+  CHECK(intel["stencil.block_bytes"] == host["stencil.block_bytes"]);
+  // The class may be chosen, as for OpenCL devices, and a wrong one is refused.
+  CHECK(Tuning::for_device("cpu/intel", "cpu", "cpu:class=amd").device_class() == "cpu/amd");
+  CHECK(Tuning::for_device("cpu/intel", "cpu", "cpu:class=amd")["spmv.gathers"] == 0);
+  CHECK_THROWS_AS(Tuning::for_device("cpu/host", "cpu", "cpu:class=nvidia"), tessera::InvalidArgument);
+}
+
+TEST_CASE("tuning: the cpu device runs its x86 vendor's class") {
+  const char* env = std::getenv("TESSERA_TUNE");
+  const std::string tune = env != nullptr ? env : "";
+  if (tune.find("class") != std::string::npos) return;  // a class chosen by hand
+  const std::string& vendor = tessera::host::machine().vendor;
+  const std::string expected = vendor == "GenuineIntel"   ? "cpu/intel"
+                               : vendor == "AuthenticAMD" ? "cpu/amd"
+                                                          : "cpu/host";
+  CHECK(tessera::Device::open("cpu").info().tuning_class == expected);
 }
 
 TEST_CASE("tuning: TESSERA_TUNE items apply to the devices they target") {

@@ -1,7 +1,8 @@
 // The CPU backend: OpenMP threads + Highway SIMD kernels (kernels/cpu/), the SIMD target chosen
 // at run time (capped by TESSERA_CPU_TARGET). Its run-time constants (minimum work per thread,
-// cache blocks, ...) come from its Tuning, class "cpu/host" (lib/src/tuning/<op>.cpp), so
-// TESSERA_TUNE="cpu:..." may override them.
+// cache blocks, ...) come from its Tuning, class "cpu/intel", "cpu/amd" or "cpu/host" by the x86
+// vendor (backend.cpp; defaults in lib/src/tuning/<op>.cpp), so TESSERA_TUNE="cpu:..." may
+// override them.
 #pragma once
 
 #include <memory>

@@ -19,10 +19,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/gathers.hpp"
 #include "cpu/per_thread.hpp"
 #include "cpu/row_split.hpp"
 #include "host_machine.hpp"
@@ -35,16 +35,6 @@
 #include "plan/spmv_policy.hpp"
 
 namespace tessera {
-namespace {
-
-// Gathers pay once a row fills a vector; below that (e.g. 7-point stencils on AVX-512) the
-// scalar loop, whose loads the core overlaps across rows, is faster.
-std::int64_t gather_threshold(std::size_t lanes) {
-  if (!cpu::spmv_has_gather() || lanes < 2) return std::numeric_limits<std::int64_t>::max();
-  return static_cast<std::int64_t>(lanes);
-}
-
-}  // namespace
 
 struct CpuBackend::ColumnPlan {
   std::int64_t bandwidth = 0;
@@ -78,7 +68,7 @@ struct CsrRows {
       : row_ptr(static_cast<const std::int32_t*>(A.row_ptr)), col(static_cast<const std::int32_t*>(A.col_idx)),
         narrow(columns.narrow), val(static_cast<const T*>(A.values)), x(host_ptr<const T>(xv)), y(host_ptr<T>(yv)), a(static_cast<T>(alpha)),
         b(static_cast<T>(beta)),
-        gather_min(gather_threshold(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64())) {
+        gather_min(cpu::gather_min_len(std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64(), tune)) {
     const std::size_t llc = host::machine().caches.l3;
     // x is read within the window of rows +-bandwidth where that is known: a banded matrix's
     // x streams however long x is (7-point Laplacian 128^3 f64, one thread: 11.7 -> 8.9 ms

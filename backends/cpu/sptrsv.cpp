@@ -6,14 +6,13 @@
 // bidiagonal, n levels of one row) costs no barrier per level.
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/gathers.hpp"
 #include "kernels/cpu/dispatch.hpp"
-#include "kernels/cpu/spmv.hpp"
 #include "kernels/cpu/sptrsv.hpp"
 #include "plan/level_schedule.hpp"
 #include "tessera/errors.hpp"
@@ -91,12 +90,11 @@ std::shared_ptr<SptrsvPlanData> CpuBackend::sptrsv_analyze(QueueImpl&, Uplo uplo
 namespace {
 
 template <class T>
-void solve(const CpuSptrsvPlan<T>& plan, const VecView& bv, const VecView& xv) {
+void solve(const CpuSptrsvPlan<T>& plan, const VecView& bv, const VecView& xv, const tuning::Tuning& tune) {
   const T* b = host_ptr<const T>(bv);
   T* x = host_ptr<T>(xv);
   const std::size_t lanes = std::is_same_v<T, float> ? cpu::lanes_f32() : cpu::lanes_f64();
-  const std::int64_t gather_min =
-      cpu::spmv_has_gather() && lanes > 1 ? static_cast<std::int64_t>(lanes) : std::numeric_limits<std::int64_t>::max();
+  const std::int64_t gather_min = cpu::gather_min_len(lanes, tune);
   const T* diag = plan.unit ? nullptr : plan.diag.data();
   auto rows = [&](std::int64_t p0, std::int64_t p1) {
     if constexpr (std::is_same_v<T, float>)
@@ -143,7 +141,7 @@ const CpuSptrsvPlan<T>& checked_plan(const SptrsvPlanData& data, const CsrView& 
 
 template <class T>
 void CpuBackend::sptrsv_solve(QueueImpl&, const SptrsvPlanData& plan, const CsrView& A, const VecView& b, const VecView& x) {
-  solve(checked_plan<T>(plan, A), b, x);
+  solve(checked_plan<T>(plan, A), b, x, tune_);
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CpuBackend, sptrsv_analyze)

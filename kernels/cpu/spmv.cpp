@@ -14,9 +14,7 @@
 
 #include "kernels/cpu/csr_row.hpp"
 
-namespace tessera::cpu {
-bool gathers_pay_off();  // below (HWY_ONCE)
-}  // namespace tessera::cpu
+#include "kernels/cpu/spmv.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu::HWY_NAMESPACE {
@@ -37,8 +35,7 @@ constexpr std::int64_t kPrefetchAhead = 256;
 constexpr std::int64_t kPrefetchX = 128;
 
 // The short rows (kShortGather) as RowDotShortQuads where eight entries from the row's start
-// are in the range: f64 with int32 columns on x86 where gathers do not pay (gathers_pay_off,
-// below).
+// are in the range: f64 with int32 columns on x86 where gathers are not used (kNoGathers).
 template <class T, class Idx>
 constexpr bool kShortQuads = TESSERA_ROW_DOT_QUADS && sizeof(T) == 8 && !kNarrow<Idx>;
 
@@ -47,7 +44,7 @@ TESSERA_NO_AUTOVECTORIZE void Rows(const std::int32_t* HWY_RESTRICT row_ptr, con
                                    const T* HWY_RESTRICT val, const T* HWY_RESTRICT x, T alpha, T beta,
                                    T* HWY_RESTRICT y, std::int64_t row_begin, std::int64_t row_end,
                                    std::int64_t gather_min_len, bool prefetch_streams) {
-  const bool short_quads = kShortQuads<T, Idx> && kShortGather && !::tessera::cpu::gathers_pay_off();
+  const bool short_quads = kShortQuads<T, Idx> && kShortGather && gather_min_len == ::tessera::cpu::kNoGathers;
   const std::int64_t short_max = static_cast<std::int64_t>(ShortRowMax<T>());
   const std::int64_t nnz_end = row_ptr[row_end];  // col is not read past the range
   std::int64_t x_ahead = std::min(row_ptr[row_begin] + kPrefetchX, nnz_end);
@@ -169,20 +166,6 @@ void spmv_narrow_f64(const std::int32_t* row_ptr, const std::int16_t* col_offset
                                       gather_min_len, short_gather, prefetch_streams);
 }
 
-// AMD cores run vector gathers as microcode, slower than the scalar loads they replace: on a
-// Zen 5 VM (one thread, AVX-512) gathers made in-cache matrices 1.3-2x slower (f64 rows of 8+,
-// f32 rows of 16+) and the DRAM-bound random case no faster. Intel cores (the gather path was
-// tuned on Sapphire Rapids) and SVE keep them.
-bool gathers_pay_off() {
-#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
-  static const bool amd = __builtin_cpu_is("amd");
-  return !amd;
-#else
-  return true;
-#endif
-}
-
-bool spmv_has_gather() { return HWY_DYNAMIC_DISPATCH(HasGather)() && gathers_pay_off(); }
 bool spmv_target_has_gather() { return HWY_DYNAMIC_DISPATCH(HasGather)(); }
 }  // namespace tessera::cpu
 #endif  // HWY_ONCE

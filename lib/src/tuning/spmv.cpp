@@ -90,8 +90,18 @@ const std::vector<ParamSpec>& spmv_params() {
       // 0.248, SELL sigma 1 0.231, sigma 256 0.245; power-law 2M CSR (merge) 0.297, SELL 5.5-5.8
       // (835-1377 % padded, which the padding limit refuses): CUDA's four values. Other OpenCL
       // classes: not measured.
+      // cpu on Intel cores (cpu/intel: gathers pay there, spmv.gathers): SELL's loop of gathers
+      // beat CSR's rows on nearly every matrix whose layout pads little, so the padding limit
+      // alone decides (1000: any spread). Emerald Rapids VM (2 cores, AVX-512, 2026-12-02,
+      // bench/RESULTS.md session 44; SELL / CSR median ms, two alternating rounds each): one
+      // thread, f32 / f64: Dubcova1 0.48 / 0.81, EX5 0.57 / 0.84, bcsstk16 0.89 / 0.77, cage11
+      // 0.53 / 0.75, cavity14 0.34 / 0.75, 2dcyl1 0.42 / 0.83; two threads (a noisy 2-vCPU VM,
+      // f64, best median of four rounds): Dubcova1 0.71, EX5 0.94, bcsstk16 0.91, cage10 0.66,
+      // cage11 1.10, cavity14 1.01; from memory (256^3 Laplacian, random 4M rows, two threads)
+      // alike within the spread.
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
-       0, 1000, Shape::any, {{"cpu/*", 0}, {"cuda/*", 20}, {"opencl/nvidia", 20}, {"opencl/*", 0}}},
+       0, 1000, Shape::any,
+       {{"cpu/intel", 1000}, {"cpu/*", 0}, {"cuda/*", 20}, {"opencl/nvidia", 20}, {"opencl/*", 0}}},
       // ... and the layout pads by at most this percent of the nonzeros (measured once built).
       // ... or irregular short rows (plan::irregular_short_rows: consecutive short rows differ in
       // length): a CSR loop mispredicts its exit about once a row, SELL's slices of rows sorted by
@@ -170,6 +180,16 @@ const std::vector<ParamSpec>& spmv_params() {
       // matrix's rows, not each thread's share (the 2 vCPUs may share one core's predictor).
       // 494_bus in CG: spmv 2.9 us gather, 1.3 us scalar. Not measured on Intel cores, whose
       // gathers are cheaper (TESSERA_TUNE=cpu:spmv.short_gather_min_rows=0 gives the old choice).
+      // AMD's x86 cores run vector gathers as microcode, slower than the scalar loads they
+      // replace: on a Zen 5 VM (one thread, AVX-512) gathers made in-cache matrices 1.3-2x slower
+      // (f64 rows of 8+, f32 rows of 16+) and the DRAM-bound random case no faster. Intel cores
+      // (the gather path was tuned on Sapphire Rapids) and SVE keep them. (Intel cores with the
+      // Gather Data Sampling microcode mitigation run gathers several times slower: not measured
+      // here; TESSERA_TUNE=cpu:spmv.gathers=off is the switch.) Read by backends/cpu/gathers.hpp.
+      {"spmv.gathers",
+       "cpu CSR spmv and sptrsv: x read by SIMD gathers in rows of a vector or more, where the target has hardware "
+       "gathers (0 off: scalar loads)",
+       0, 1, Shape::any, {{"cpu/amd", 0}, {"cpu/*", 1}}, "off|on"},
       {"spmv.short_gather_min_rows",
        "cpu: matrices of fewer rows take the scalar loop for irregular short rows (and CSR, not SELL)",
        0, 1 << 30, Shape::any, {{"cpu/*", 24576}}},

@@ -36,7 +36,9 @@ const std::vector<ParamSpec>& all_params() {
 
 const std::vector<DeviceClass>& device_classes() {
   static const std::vector<DeviceClass> classes = {
-      {"cpu/host", "the host CPU: OpenMP threads, Highway SIMD"},
+      {"cpu/host", "the host CPU: OpenMP threads, Highway SIMD (ARM, and x86 cores of other vendors)"},
+      {"cpu/intel", "an Intel x86 host CPU: as cpu/host, SIMD gathers cheap"},
+      {"cpu/amd", "an AMD x86 host CPU: as cpu/host, SIMD gathers microcoded (slow)"},
       {"cuda/sm90", "NVIDIA Hopper (sm_90): 132 SMs, cp.async, DMMA"},
       {"cuda/sm80", "NVIDIA Ampere and Ada (sm_80..sm_89): cp.async, DMMA"},
       {"opencl/nvidia", "NVIDIA GPU: warp 32, tiles in shared memory"},

@@ -6,7 +6,8 @@
 // writes exactly this data.
 //
 // Device classes are "<backend>/<class>": "cuda/sm90", "cuda/sm80", "opencl/nvidia",
-// "opencl/amd-gcn", "opencl/pocl-cpu", "opencl/intel-cpu", "opencl/generic", "cpu/host". A
+// "opencl/amd-gcn", "opencl/pocl-cpu", "opencl/intel-cpu", "opencl/generic", "cpu/intel", "cpu/amd",
+// "cpu/host" (any other CPU: ARM, other x86 vendors). A
 // parameter's defaults are matched against the class exactly, then against "<backend>/*"; a
 // parameter with no match does not exist on that device (cuda has no gemm.mdimc).
 //
