@@ -265,6 +265,14 @@ TEST_CASE("sell: the format policy (auto from the statistics and the padding, fo
   CHECK(plan::keep_sell(vi, vi.nnz + vi.nnz / 2, tune("spmv.sell_irregular_max_padding=100"), 8));
   CHECK_FALSE(plan::keep_sell(vi, vi.nnz + vi.nnz / 2, tune("spmv.sell_irregular_max_padding=20"), 8));
   CHECK_FALSE(plan::keep_sell(vi, 3 * vi.nnz, tune("spmv.sell_irregular_max_padding=100"), 8));
+  // Proposed by both routes (cpu/intel's even-row route takes rows of any spread): either limit
+  // keeps it, so the even route's tighter one never refuses what the irregular route would take.
+  const std::string both = "spmv.sell_max_cv=1000,spmv.sell_max_padding=10";
+  CHECK(plan::sell_candidate(vi, tune(both), 8));
+  CHECK(plan::keep_sell(vi, vi.nnz + vi.nnz * 3 / 10, tune(both), 8));
+  CHECK_FALSE(plan::keep_sell(vi, vi.nnz + vi.nnz * 6 / 10, tune(both), 8));
+  CHECK(plan::keep_sell(vi, vi.nnz + vi.nnz * 3 / 10, tuning::Tuning::for_device("cpu/intel", "cpu", ""), 8));
+  CHECK_FALSE(plan::keep_sell(vi, vi.nnz + vi.nnz * 3 / 10, tune(both + ",spmv.sell_irregular=0"), 8));
   CsrView big = vi;  // the same rows, as many nonzeros as 2^31 (16 GiB of f64 and indices)
   big.nnz = std::int64_t(1) << 31;
   CHECK_FALSE(plan::sell_candidate(big, tune(""), 8));

@@ -64,10 +64,11 @@ bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t va
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes) {
   if (padded > static_cast<std::int64_t>(INT_MAX)) return false;
   if (sell_forced(tune)) return true;
-  const std::int64_t limit = even_rows(A, tune) || !irregular_sell(A, tune, value_bytes)
-                                 ? tune["spmv.sell_max_padding"]
-                                 : tune["spmv.sell_irregular_max_padding"];
-  return (padded - A.nnz) * 100 <= limit * A.nnz;
+  // Either route that proposed it may keep it, each under its own limit: a matrix that passes
+  // both (cpu/intel's even-row route takes rows of any spread) keeps the larger.
+  const auto within = [&](std::int64_t limit) { return (padded - A.nnz) * 100 <= limit * A.nnz; };
+  return (even_rows(A, tune) && within(tune["spmv.sell_max_padding"])) ||
+         (irregular_sell(A, tune, value_bytes) && within(tune["spmv.sell_irregular_max_padding"]));
 }
 
 bool narrow_candidate(const CsrView& A, const tuning::Tuning& tune) {

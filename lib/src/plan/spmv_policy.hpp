@@ -72,9 +72,9 @@ bool predictor_learns_rows(const CsrView& A, const tuning::Tuning& tune);
 // from). value_bytes: 4 (f32) or 8 (f64).
 bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes);
 // Whether a SELL layout of A that stores `padded` entries is used (sell_candidate(A) held):
-// forced, or its padding is small enough for the route that proposed it (even rows:
-// spmv.sell_max_padding; irregular rows: spmv.sell_irregular_max_padding). Never where
-// `padded` overflows int32 indices.
+// forced, or its padding is small enough for a route that proposed it (even rows:
+// spmv.sell_max_padding; irregular rows: spmv.sell_irregular_max_padding; where both did,
+// either limit suffices). Never where `padded` overflows int32 indices.
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes);
 // The irregular route: spmv.sell_irregular is set, the short rows are irregular and most of the
 // rows (pairs of consecutive rows with a short one at least half the rows), and the matrix
