@@ -67,14 +67,22 @@ std::int64_t tuning_of(const Device& d, const std::string& key) {
   return 0;
 }
 
+// Whether h (values and column indices) is within d's spmv.sell_max_llc host last-level caches
+// (0: no bound), as both auto routes to SELL require.
+template <class T>
+bool within_llc_bound(const Device& d, const HostCsr<T>& h) {
+  const double bytes = static_cast<double>(h.nnz()) * static_cast<double>(sizeof(T) + 4);
+  const std::int64_t times = tuning_of(d, "spmv.sell_max_llc");
+  return times == 0 || bytes <= static_cast<double>(times) * static_cast<double>(host::machine().caches.l3);
+}
+
 // Whether auto's irregular route (plan::irregular_sell) may give h SELL on d: the route is on,
-// the matrix has at least spmv.short_gather_min_rows rows and is within twice the host's
-// last-level cache (irregularity: the caller's matrix).
+// the matrix has at least spmv.short_gather_min_rows rows and is within the cache bound
+// (irregularity: the caller's matrix).
 template <class T>
 bool irregular_route(const Device& d, const HostCsr<T>& h) {
-  const double bytes = static_cast<double>(h.nnz()) * static_cast<double>(sizeof(T) + 4);
   return tuning_of(d, "spmv.sell_irregular") != 0 && h.rows >= tuning_of(d, "spmv.short_gather_min_rows") &&
-         bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
+         within_llc_bound(d, h);
 }
 
 // y = alpha A x + beta y on every device against the reference, with x and y views at an
@@ -265,6 +273,12 @@ TEST_CASE("sell: the format policy (auto from the statistics and the padding, fo
   CHECK(plan::keep_sell(vi, vi.nnz + vi.nnz / 2, tune("spmv.sell_irregular_max_padding=100"), 8));
   CHECK_FALSE(plan::keep_sell(vi, vi.nnz + vi.nnz / 2, tune("spmv.sell_irregular_max_padding=20"), 8));
   CHECK_FALSE(plan::keep_sell(vi, 3 * vi.nnz, tune("spmv.sell_irregular_max_padding=100"), 8));
+  // The cache bound (spmv.sell_max_llc) holds both routes off a matrix streamed from memory.
+  CsrView huge = ve;  // the even rows, as many nonzeros as 2^31
+  huge.nnz = std::int64_t(1) << 31;
+  CHECK_FALSE(plan::sell_candidate(huge, tune(on), 8));
+  CHECK(plan::sell_candidate(huge, tune(on + ",spmv.sell_max_llc=0"), 8));
+  CHECK(plan::sell_candidate(ve, tune(on), 8));
   // Proposed by both routes (cpu/intel's even-row route takes rows of any spread): either limit
   // keeps it, so the even route's tighter one never refuses what the irregular route would take.
   const std::string both = "spmv.sell_max_cv=1000,spmv.sell_max_padding=10";
@@ -435,12 +449,15 @@ TEST_CASE_TEMPLATE("sell: auto takes SELL for even rows where the device's thres
       if (k == "spmv.sell_min_rows") min_rows = v;
     }
     if (format_of(d) != plan::FormatSetting::automatic) return;
-    const std::string lap = spmv_kernel(CsrMatrix<T>::from_host(d, laplacian_3d<T>(40, 40, 40)));
+    const auto hl = laplacian_3d<T>(40, 40, 40);
+    const std::string lap = spmv_kernel(CsrMatrix<T>::from_host(d, hl));
     const auto hr = random_csr<T>(70001, 70001, 5, 8, 52);
     const std::string rnd = spmv_kernel(CsrMatrix<T>::from_host(d, hr));
     INFO(d.spec() << ": laplacian " << lap << ", random " << rnd << "; sell_max_cv " << max_cv);
-    CHECK(starts_with(lap, max_cv >= 8 && min_rows <= 64000 ? "sell" : "csr"));
-    CHECK(starts_with(rnd, (max_cv >= 20 || irregular_route(d, hr)) && min_rows <= 70001 ? "sell" : "csr"));
+    CHECK(starts_with(lap, max_cv >= 8 && min_rows <= 64000 && within_llc_bound(d, hl) ? "sell" : "csr"));
+    CHECK(starts_with(rnd, ((max_cv >= 20 && within_llc_bound(d, hr)) || irregular_route(d, hr)) && min_rows <= 70001
+                               ? "sell"
+                               : "csr"));
   });
 }
 

@@ -28,9 +28,17 @@ bool predictor_learns_rows(const CsrView& A, const tuning::Tuning& tune) {
 }
 
 namespace {
-bool even_rows(const CsrView& A, const tuning::Tuning& tune) {
+// spmv.sell_max_llc: the matrix (values and column indices) within that many host last-level
+// caches, or no bound (0).
+bool within_cache_bound(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes) {
+  const std::int64_t times = tune["spmv.sell_max_llc"];
+  const double bytes = static_cast<double>(A.nnz) * static_cast<double>(value_bytes + sizeof(std::int32_t));
+  return times == 0 || bytes <= static_cast<double>(times) * static_cast<double>(host::machine().caches.l3);
+}
+bool even_rows(const CsrView& A, const tuning::Tuning& tune, std::size_t value_bytes) {
   const std::int64_t max_cv = tune["spmv.sell_max_cv"];
-  return max_cv > 0 && A.stats.stddev_row * 100.0 <= static_cast<double>(max_cv) * A.stats.mean_row;
+  return max_cv > 0 && A.stats.stddev_row * 100.0 <= static_cast<double>(max_cv) * A.stats.mean_row &&
+         within_cache_bound(A, tune, value_bytes);
 }
 }  // namespace
 
@@ -43,8 +51,7 @@ bool irregular_sell(const CsrView& A, const tuning::Tuning& tune, std::size_t va
   // CSR stays: on a Zen 5 VM SELL ran 1.25-1.7x slower than CSR on add32, bayer10, bcspwr10,
   // bips98_606, hep-th and wiki-Vote in f64 (bench/RESULTS.md, session 27).
   if (predictor_learns_rows(A, tune)) return false;
-  const double bytes = static_cast<double>(A.nnz) * static_cast<double>(value_bytes + sizeof(std::int32_t));
-  return bytes <= 2.0 * static_cast<double>(host::machine().caches.l3);
+  return within_cache_bound(A, tune, value_bytes);
 }
 
 bool sell_forced(const tuning::Tuning& tune) {
@@ -58,7 +65,7 @@ bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t va
   const auto setting = static_cast<FormatSetting>(tune["spmv.format"]);
   if (setting != FormatSetting::automatic) return setting == FormatSetting::sell;
   if (A.rows < tune["spmv.sell_min_rows"]) return false;
-  return even_rows(A, tune) || irregular_sell(A, tune, value_bytes);
+  return even_rows(A, tune, value_bytes) || irregular_sell(A, tune, value_bytes);
 }
 
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes) {
@@ -67,7 +74,7 @@ bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune
   // Either route that proposed it may keep it, each under its own limit: a matrix that passes
   // both (cpu/intel's even-row route takes rows of any spread) keeps the larger.
   const auto within = [&](std::int64_t limit) { return (padded - A.nnz) * 100 <= limit * A.nnz; };
-  return (even_rows(A, tune) && within(tune["spmv.sell_max_padding"])) ||
+  return (even_rows(A, tune, value_bytes) && within(tune["spmv.sell_max_padding"])) ||
          (irregular_sell(A, tune, value_bytes) && within(tune["spmv.sell_irregular_max_padding"]));
 }
 

@@ -23,7 +23,8 @@
 // The storage comes first (every backend but the reference): spmv.format forces csr or sell;
 // auto takes SELL-C-sigma (plan/sell_layout.hpp) in two steps, the first from the statistics
 // alone (sell_candidate: at least spmv.sell_min_rows rows, and either even rows, stddev <=
-// spmv.sell_max_cv % of the mean, or irregular short rows where spmv.sell_irregular is set),
+// spmv.sell_max_cv % of the mean, or irregular short rows where spmv.sell_irregular is set; on
+// the cpu either only for a matrix within spmv.sell_max_llc last-level caches),
 // the second once the backend has the layout (keep_sell: its padding <= spmv.sell_max_padding
 // % of nnz). Where SELL is not taken the CSR kernel above runs.
 //
@@ -78,7 +79,7 @@ bool sell_candidate(const CsrView& A, const tuning::Tuning& tune, std::size_t va
 bool keep_sell(const CsrView& A, std::int64_t padded, const tuning::Tuning& tune, std::size_t value_bytes);
 // The irregular route: spmv.sell_irregular is set, the short rows are irregular and most of the
 // rows (pairs of consecutive rows with a short one at least half the rows), and the matrix
-// (values and column indices) is at most twice the host's last-level cache. There a CSR loop
+// (values and column indices) is within spmv.sell_max_llc host last-level caches. There a CSR loop
 // mispredicts its exit about once a row while the slices of rows sorted by length
 // (spmv.sell_sigma) run fixed-length loops and padding costs little; a matrix streamed from
 // memory pays for every padded entry and keeps CSR (and its x prefetch).

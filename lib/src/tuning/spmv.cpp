@@ -110,9 +110,19 @@ const std::vector<ParamSpec>& spmv_params() {
       // 0.36, 0.64 / 0.44; dblp-2010 4.19 / 2.19, 4.07 / 3.73; vsp_model 0.63 / 0.50, 0.59 / 0.49.
       // GPUs: not measured (their CSR kernels have no per-row branch of that kind).
       {"spmv.sell_irregular",
-       "auto: SELL (rows sorted by length) for irregular short rows in matrices of at most twice the last-level "
-       "cache (0: never)",
+       "auto: SELL (rows sorted by length) for irregular short rows in matrices within spmv.sell_max_llc (0: never)",
        0, 1, Shape::any, {{"cpu/*", 1}, {"cuda/*", 0}, {"opencl/*", 0}}},
+      // Both routes on the cpu, only for matrices that stay in the cache between products: from
+      // memory SELL's padding is bytes (power-law 2M rows, 57 % padded: 43 -> 127 ms, below), its
+      // gain on the loop is hidden behind the stream, and its layout costs the first call a pass
+      // that many products do not pay back (cpu/intel, the 256^3 7-point Laplacian, 2 threads,
+      // bench/RESULTS.md session 44: SELL 55-57 / 82-90 ms against CSR 56-71 / 79-86 (f32 / f64),
+      // the first call 3.8 / 7.5 s against 0.06 / 0.17). GPUs: no bound (their SELL gains where
+      // the matrix streams from DRAM).
+      {"spmv.sell_max_llc",
+       "auto: SELL only for matrices (values and column indices) within this many times the host's last-level "
+       "cache (0: any size)",
+       0, 1 << 20, Shape::any, {{"cpu/*", 2}, {"cuda/*", 0}, {"opencl/*", 0}}},
       // In cache padding costs little and the branches it saves a lot: vsp_model (66.8 % padded
       // in f32) 0.57 -> 0.32 ms, dblp-2010 (13.2 %) 3.28 -> 1.39 (2 threads, same VM); from memory
       // it is bytes: power-law 2M rows (57 %, 300 MB) 43 -> 127 ms, hence the cache bound above.
