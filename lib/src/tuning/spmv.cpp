@@ -98,7 +98,7 @@ const std::vector<ParamSpec>& spmv_params() {
       // 0.53 / 0.75, cavity14 0.34 / 0.75, 2dcyl1 0.42 / 0.83; two threads (a noisy 2-vCPU VM,
       // f64, best median of four rounds): Dubcova1 0.71, EX5 0.94, bcsstk16 0.91, cage10 0.66,
       // cage11 1.10, cavity14 1.01; from memory (256^3 Laplacian, random 4M rows, two threads)
-      // alike within the spread.
+      // alike within the spread, hence spmv.sell_max_llc.
       {"spmv.sell_max_cv", "auto: SELL when the row lengths' stddev is at most this percent of their mean (0: never)",
        0, 1000, Shape::any,
        {{"cpu/intel", 1000}, {"cpu/*", 0}, {"cuda/*", 20}, {"opencl/nvidia", 20}, {"opencl/*", 0}}},
@@ -180,16 +180,6 @@ const std::vector<ParamSpec>& spmv_params() {
       // alike. Eigen's product takes two threads past 20 000 nonzeros.
       {"spmv.min_work_per_thread", "cpu: nonzeros + rows per thread below which fewer threads run", 1, 1 << 30,
        Shape::any, {{"cpu/*", 1 << 13}}},
-      // The branch-free short-row gather (irregular rows of at most one vector) pays where the
-      // scalar loop's exit branch is mispredicted once per row. Multiplied again and again (CG),
-      // a small matrix's row-length sequence is learnt by the branch predictor and the scalar
-      // loop wins. Measured on an AVX-512 Zen VM (2 vCPUs, loaded; best of 7, two runs), random
-      // rows of 1-8 nonzeros, ns per row gather / scalar: 1 thread, 256-16384 rows 7.9-11.0 /
-      // 2.7-4.7; 32768 rows 6.0-9.6 / 10.8-13.0; 65536-262144 6.0-11.2 / 9.5-15.7. 2 threads:
-      // 16384 rows 12.0-12.9 / 4.7-5.6; 32768 11.4-12.3 / 14.9-16.6: the cut follows the
-      // matrix's rows, not each thread's share (the 2 vCPUs may share one core's predictor).
-      // 494_bus in CG: spmv 2.9 us gather, 1.3 us scalar. Not measured on Intel cores, whose
-      // gathers are cheaper (TESSERA_TUNE=cpu:spmv.short_gather_min_rows=0 gives the old choice).
       // AMD's x86 cores run vector gathers as microcode, slower than the scalar loads they
       // replace: on a Zen 5 VM (one thread, AVX-512) gathers made in-cache matrices 1.3-2x slower
       // (f64 rows of 8+, f32 rows of 16+) and the DRAM-bound random case no faster. Intel cores
@@ -200,6 +190,16 @@ const std::vector<ParamSpec>& spmv_params() {
        "cpu CSR spmv and sptrsv: x read by SIMD gathers in rows of a vector or more, where the target has hardware "
        "gathers (0 off: scalar loads)",
        0, 1, Shape::any, {{"cpu/amd", 0}, {"cpu/*", 1}}, "off|on"},
+      // The branch-free short-row gather (irregular rows of at most one vector) pays where the
+      // scalar loop's exit branch is mispredicted once per row. Multiplied again and again (CG),
+      // a small matrix's row-length sequence is learnt by the branch predictor and the scalar
+      // loop wins. Measured on an AVX-512 Zen VM (2 vCPUs, loaded; best of 7, two runs), random
+      // rows of 1-8 nonzeros, ns per row gather / scalar: 1 thread, 256-16384 rows 7.9-11.0 /
+      // 2.7-4.7; 32768 rows 6.0-9.6 / 10.8-13.0; 65536-262144 6.0-11.2 / 9.5-15.7. 2 threads:
+      // 16384 rows 12.0-12.9 / 4.7-5.6; 32768 11.4-12.3 / 14.9-16.6: the cut follows the
+      // matrix's rows, not each thread's share (the 2 vCPUs may share one core's predictor).
+      // 494_bus in CG: spmv 2.9 us gather, 1.3 us scalar. Not measured on Intel cores, whose
+      // gathers are cheaper (TESSERA_TUNE=cpu:spmv.short_gather_min_rows=0 gives the old choice).
       {"spmv.short_gather_min_rows",
        "cpu: matrices of fewer rows take the scalar loop for irregular short rows (and CSR, not SELL)",
        0, 1 << 30, Shape::any, {{"cpu/*", 24576}}},
