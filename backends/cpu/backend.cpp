@@ -33,10 +33,13 @@ std::string openmp_version() {
 }
 
 // The tuning class (lib/src/tuning/tuning.hpp) from the x86 vendor: what differs between them is
-// measured per class there (spmv.gathers, spmv.sell_max_cv); ARM and the rest are cpu/host.
-std::string tuning_class(const host::Machine& m) {
+// measured per class there (spmv.gathers, spmv.sell_max_cv); ARM and the rest are cpu/host. Only
+// an x86 build asks: under qemu-user an ARM build may read the x86 host's /proc/cpuinfo.
+std::string tuning_class([[maybe_unused]] const host::Machine& m) {
+#if defined(__x86_64__) || defined(__i386__)
   if (m.vendor == "GenuineIntel") return "cpu/intel";
   if (m.vendor == "AuthenticAMD") return "cpu/amd";
+#endif
   return "cpu/host";
 }
 
