@@ -169,6 +169,22 @@ TEST_CASE_TEMPLATE("gemm: long k on few tiles, short and wide C", T, float, doub
       }
 }
 
+// Past two of CUDA's widest f32 tiles (256 x 128) each way, k off every k-tile width: blocks
+// whose tiles lie wholly inside op(A) and op(B) (the loaders' unpredicated copies) beside cut
+// ones, and a last, partial k-tile, for every Trans.
+TEST_CASE_TEMPLATE("gemm: every Trans on whole and cut tiles, k off the k-tile", T, float, double) {
+  using tessera_test::scaled;
+  const Shape shapes[] = {{scaled(520, 41), scaled(300, 37), 77}, {scaled(300, 37), scaled(270, 35), 40}};
+  std::uint32_t seed = 700;
+  int index = 0;
+  for (const Shape& s : shapes)
+    for (Trans ta : {Trans::N, Trans::T})
+      for (Trans tb : {Trans::N, Trans::T}) {
+        const int i = index++;
+        gemm_case<T>(ta, tb, s, alpha_betas[i % 6], i % 2 == 1, seed += 3);
+      }
+}
+
 TEST_CASE_TEMPLATE("gemm: one larger case (577 x 577 x 577)", T, float, double) {
   // TESSERA_TEST_SCALE shrinks m and n only: k stays past the KC = 512 depth block.
   using tessera_test::scaled;
