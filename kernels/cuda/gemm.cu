@@ -5,15 +5,23 @@
 // (f64: gemm_dmma.cuh). One kernel per (op(A), op(B), tile shape, copy width); the loaders read
 // any leading dimension and sub-matrix offset (trsm passes panels of larger matrices).
 #include "kernels/cuda/gemm_dmma.cuh"
+#include "kernels/cuda/gemm_ffma.cuh"
 #include "kernels/cuda/gemm_tf32.cuh"
 
 namespace tessera::cuda {
 
 namespace {
 
+// Wide tiles on gemm_ffma.cuh's loop (the next k-step's fragments in flight), narrow ones on
+// gemm_async.cuh's (not measured on the new loop).
 template <bool NARROW>
-using F32Cfg = SimtCfg<GemmTile<float, NARROW>::BM, GemmTile<float, NARROW>::BN,
-                       GemmTile<float, NARROW>::BK, GemmTile<float, NARROW>::STAGES>;
+using F32Cfg = std::conditional_t<
+    NARROW,
+    SimtCfg<GemmTile<float, true>::BM, GemmTile<float, true>::BN, GemmTile<float, true>::BK,
+            GemmTile<float, true>::STAGES>,
+    FfmaCfg<GemmTile<float, false>::BM, GemmTile<float, false>::BN, GemmTile<float, false>::BK,
+            GemmTile<float, false>::STAGES, GemmTile<float, false>::TM, GemmTile<float, false>::TN,
+            GemmTile<float, false>::BLOCKS_PER_SM>>;
 static_assert(F32Cfg<false>::MIN_BLOCKS == GemmTile<float, false>::BLOCKS_PER_SM &&
                   F32Cfg<true>::MIN_BLOCKS == GemmTile<float, true>::BLOCKS_PER_SM,
               "the wave model's blocks per SM are the kernels'");

@@ -13,9 +13,10 @@
 // edge tiles need no other care and nothing outside the matrices is read.
 //
 // f32 (exact FFMA): 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4), and
-// likewise along n, read from shared memory as float4: 4 LDS.128 per 64 FMAs; 256 threads on
-// 128 x 128 tiles, 128 on the narrow 128 x 64 (0.81x / 0.83x cuBLAS pedantic FP32 at n = 4096 /
-// 8192 on an H200; BK 8, 16 or 32 and 3 or 4 stages all within 1%).
+// likewise along n, read from shared memory as float4: 4 LDS.128 per 64 FMAs; 128 threads on the
+// narrow 128 x 64 tiles and the f32 convolution layer's tiles here (simt_tile); the wide gemm
+// tiles run gemm_ffma.cuh's loop on the same loaders (0.87x cuBLAS pedantic FP32 at n = 4096 and
+// 8192 on an H200; this loop: 0.81-0.84x).
 // f32 under MathMode::tf32 / tf32x3: the TF32 tensor cores on the same pipeline (gemm_tf32.cuh).
 // f64 runs on the FP64 tensor cores with its own loaders and layouts (gemm_dmma.cuh).
 #pragma once
@@ -59,6 +60,18 @@ struct XContiguousLoader {
     x_left = xl <= 0 ? 0 : (xl >= VEC ? VEC : static_cast<int>(xl));
     k_left = static_cast<int>(K - k);
     soff = k * Tile::LD + x;
+    if (x_left == 0) base = P + k * ld;  // load_full's copies of nothing still name a valid address
+  }
+  // Columns past the edge are zero-filled by every copy; load_full needs no block-wide condition.
+  __device__ __forceinline__ bool interior() const { return true; }
+  // The copies of a k-tile wholly inside K, without the k tests.
+  __device__ __forceinline__ void load_full(T* S, int k0) const {
+    const unsigned s0 = smem_u32(S + soff);
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p)
+      cp_async<VEC * sizeof(T)>(s0 + p * ROWS_PER_PASS * Tile::LD * sizeof(T),
+                                base + static_cast<std::int64_t>(k0 + p * ROWS_PER_PASS) * ld,
+                                x_left * static_cast<int>(sizeof(T)));
   }
   __device__ __forceinline__ void load(T* S, int k0) const {
     const unsigned s0 = smem_u32(S + soff);
@@ -87,9 +100,11 @@ struct KContiguousLoader {
   const T* P;
   const T* base;
   std::int64_t ld;
+  std::int64_t xstride;  // XSTEP rows
   int x_left;
   int k_left;
   int soff;
+  bool full;
   __device__ __forceinline__ KContiguousLoader(const T* P_, std::int64_t ld_, std::int64_t xlim, std::int64_t K,
                                                std::int64_t x0)
       : P(P_), ld(ld_) {
@@ -100,6 +115,17 @@ struct KContiguousLoader {
     x_left = xl <= 0 ? 0 : (xl > 0x40000000 ? 0x40000000 : static_cast<int>(xl));
     k_left = static_cast<int>(K - k);
     soff = k * Tile::LD + x;
+    full = x0 + BX <= xlim;
+    xstride = static_cast<std::int64_t>(XSTEP) * ld;
+  }
+  // Every row of the block's tile inside the operand: load_full may be used.
+  __device__ __forceinline__ bool interior() const { return full; }
+  // The copies of a k-tile wholly inside K for an interior block: no tests, one address step a copy.
+  __device__ __forceinline__ void load_full(T* S, int k0) const {
+    const unsigned s0 = smem_u32(S + soff);
+    const T* q = base + k0;
+#pragma unroll
+    for (int p = 0; p < PASSES; ++p, q += xstride) cp_async_all<sizeof(T)>(s0 + p * XSTEP * sizeof(T), q);
   }
   __device__ __forceinline__ void load(T* S, int k0) const {
     const unsigned s0 = smem_u32(S + soff);

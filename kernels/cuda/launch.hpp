@@ -399,7 +399,8 @@ struct ConvGemmTile {
   static constexpr double ALONE = BLOCKS_PER_SM;
 };
 // GemmTile: the gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32
-// on FFMA (8 x 8 per thread: 256 threads, 128 narrow), f64 on the FP64 tensor cores
+// on FFMA (8 x 8 per thread: 256 threads, 128 narrow; the wide tiles on gemm_ffma.cuh's loop,
+// which keeps the next k-step's fragments in flight), f64 on the FP64 tensor cores
 // (gemm_dmma.cuh: BM x BN along the mma's M and N sides, which are C's columns and rows for C =
 // A B; at most 255 registers a thread, two blocks an SM).
 template <class T, bool NARROW = false>
@@ -409,7 +410,11 @@ struct GemmTile {
   static constexpr int BN = F32 && !NARROW ? 128 : 64;
   static constexpr int BK = 16;
   static constexpr int STAGES = 3;
-  static constexpr int TM = F32 ? 8 : BM / 2;  // outputs per thread (f32) / per warp (f64): 2 x 2 warps
+  // Outputs per thread (f32) / per warp (f64: 2 x 2 warps). f32 wide, gemm_ffma.cuh's loop (H200,
+  // session 45, A/B in one call against the old loop's 3.30-3.34 ms at n = 4096, cuBLAS 2.71-2.74):
+  // 8 x 8, BK 16: 3.14-3.15 ms (0.87x cuBLAS); BK 8 3.18, BK 32 3.15; 256 x 128 tiles of 8 x 16,
+  // one block an SM (cuBLAS's shape): 3.30 (BK 8), 3.20-3.21 (BK 16).
+  static constexpr int TM = F32 ? 8 : BM / 2;
   static constexpr int TN = F32 ? 8 : 32;
   // f32: 256 threads (narrow 128) of <= 128 registers; f64 narrow: 4 (128 registers) spilled.
   static constexpr int BLOCKS_PER_SM = F32 && NARROW ? 4 : 2;
