@@ -212,6 +212,18 @@ template <class Cfg, bool TB, int VEC>
 using BLoaderOf = std::conditional_t<TB, KContiguousLoader<typename Cfg::T, Cfg::BN, Cfg::BK, Cfg::THREADS>,
                                      XContiguousLoader<typename Cfg::T, Cfg::BN, Cfg::BK, Cfg::THREADS, VEC>>;
 
+// Where every gemm kernel starts: its product of the batch (and part of k under split-k) and
+// the first row and column of its tile of C.
+template <class Cfg, class PA, class PB, class PC>
+__device__ __forceinline__ void block_start(GemmProblem& s, PA& A, PB& B, PC& C, std::int64_t& row0,
+                                            std::int64_t& col0) {
+  int tile_m, tile_n;
+  block_tile(tile_m, tile_n);
+  batch_offsets(s, A, B, C);
+  row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
+  col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
+}
+
 template <class T>
 __device__ __forceinline__ void store_c(T* C, std::int64_t ldc, std::int64_t row, std::int64_t col, T alpha, T beta,
                                         T v) {
@@ -234,11 +246,8 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_simt_kerne
     float* __restrict__ C) {
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   float* smem = reinterpret_cast<float*>(gemm_smem);
-  int tile_m, tile_n;
-  block_tile(tile_m, tile_n);
-  batch_offsets(s, A, B, C);
-  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
-  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
+  std::int64_t row0, col0;
+  block_start<Cfg>(s, A, B, C, row0, col0);
   const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
   const BLoaderOf<Cfg, TB, VEC> bl(B, s.ldb, s.n, s.k, col0);
   float acc[Cfg::TM][Cfg::TN];

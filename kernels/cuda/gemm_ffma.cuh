@@ -103,11 +103,8 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_ffma_kerne
     float* __restrict__ C) {
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   float* smem = reinterpret_cast<float*>(gemm_smem);
-  int tile_m, tile_n;
-  block_tile(tile_m, tile_n);
-  batch_offsets(s, A, B, C);
-  const std::int64_t row0 = static_cast<std::int64_t>(tile_m) * Cfg::BM;
-  const std::int64_t col0 = static_cast<std::int64_t>(tile_n) * Cfg::BN;
+  std::int64_t row0, col0;
+  block_start<Cfg>(s, A, B, C, row0, col0);
   const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
   const BLoaderOf<Cfg, TB, VEC> bl(B, s.ldb, s.n, s.k, col0);
   float acc[Cfg::TM][Cfg::TN];
