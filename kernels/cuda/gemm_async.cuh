@@ -13,10 +13,10 @@
 // edge tiles need no other care and nothing outside the matrices is read.
 //
 // f32 (exact FFMA): 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4), and
-// likewise along n, read from shared memory as float4: 4 LDS.128 per 64 FMAs; 128 threads on the
-// narrow 128 x 64 tiles and the f32 convolution layer's tiles here (simt_tile); the wide gemm
-// tiles run gemm_ffma.cuh's loop on the same loaders (0.87x cuBLAS pedantic FP32 at n = 4096 and
-// 8192 on an H200; this loop: 0.81-0.84x).
+// likewise along n, read from shared memory as float4: 4 LDS.128 per 64 FMAs. This loop
+// (simt_tile) runs the narrow gemm tiles (128 x 64, 128 threads) and the f32 convolution layer;
+// the wide gemm tiles (128 x 128, 256 threads) run gemm_ffma.cuh's loop on the same loaders
+// (0.86-0.87x cuBLAS pedantic FP32 at n = 4096 and 8192 on an H200; this loop: 0.81-0.84x).
 // f32 under MathMode::tf32 / tf32x3: the TF32 tensor cores on the same pipeline (gemm_tf32.cuh).
 // f64 runs on the FP64 tensor cores with its own loaders and layouts (gemm_dmma.cuh).
 #pragma once
