@@ -53,7 +53,8 @@ fi
 # Choices forced on cuda:0 (TESSERA_TUNE), each over the tests it changes: the gemm grid's
 # (plan/gemm_grid.hpp's model): every gemm, trsm update and Winograd product split into 3 parts
 # (f32 also computed as C^T), then neither; all on wide tiles, then all on narrow ones (f64: the
-# pipelined and the plain DMMA loop); tf32 / tf32x3 on the wgmma kernel wherever it
+# pipelined and the plain DMMA loop); f32's wide tiles all on the 8 x 16 kernel, then none
+# (gemm.deep_k); tf32 / tf32x3 on the wgmma kernel wherever it
 # applies, its operand rounded (and split) through a 1 MiB workspace (in chunks of rows or of the
 # batch) and in the kernel (gemm.tf32_round_mb=0); tf32 / tf32x3 conv layers on the direct
 # tensor-core kernel wherever it applies, and never; the temporally blocked 7-point stencil on every test
@@ -74,7 +75,8 @@ gemm_tests='*gemm*,*trsm*,*conv_layer*,*Winograd*'
 sptrsv_tests='*sptrsv*,*real matrices*'
 tb='stencil.time_block_min_bytes=0,stencil.time_block'
 for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_trans=0|$gemm_tests" \
-  "gemm.tiles=0|$gemm_tests" "gemm.tiles=1|$gemm_tests" \
+  "gemm.tiles=0|$gemm_tests" "gemm.tiles=1|$gemm_tests" "gemm.deep_k=0|$gemm_tests" \
+  "gemm.deep_k=1099511627776|$gemm_tests" \
   "gemm.tf32_kernel=1,gemm.tf32_round_mb=1|$gemm_tests" "gemm.tf32_kernel=1,gemm.tf32_round_mb=0|$gemm_tests" \
   "conv_layer.direct_tc=1|$gemm_tests" "conv_layer.direct_tc=0|$gemm_tests" \
   "$tb=2,stencil.tb_rows=2|*stencil*" "$tb=3,stencil.tb_rows=1|*stencil*" "$tb=4,stencil.tb_rows=4|*stencil*" \

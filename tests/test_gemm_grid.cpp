@@ -21,7 +21,7 @@ GemmGridQuery h200_f32(std::int64_t m, std::int64_t n, std::int64_t k) {
   q.k = k;
   q.sms = 132;
   q.wide = {128, 128, 2, 1.05, 1.0};
-  q.narrow = {128, 64, 4, 1.19, 1.1};
+  q.narrow = {128, 64, 4, 1.19, 1.15};
   q.elem_bytes = 4;
   q.balance = 20.0;
   q.may_transpose = true;

@@ -110,6 +110,7 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
   using F = GemmTile<float>;
   using D = GemmTile<double>;
   using FN = GemmTile<float, true>;
+  using FD = GemmTile<float, false, true>;
   using T32 = Tf32GemmTile<false>;
   const std::string stages = ", " + std::to_string(F::STAGES) + "-stage cp.async";
   return {
@@ -135,8 +136,10 @@ std::vector<std::pair<std::string, std::string>> describe_kernels(const tuning::
                                 "polled"
                           : "sync-free solve in level order, " + std::to_string(tune.get("sptrsv.blocks_per_sm")) +
                                 " x " + std::to_string(kSptrsvThreads) + " threads per SM")},
-      {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + " (narrow: " +
-                       tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) + ", when it fills the SMs' waves better)"},
+      {"gemm f32", tile(F::BM, F::BN, F::BK, F::TM, F::TN) + stages + "; from k = " +
+                       std::to_string(tune.get("gemm.deep_k")) + ": " + tile(FD::BM, FD::BN, FD::BK, FD::TM, FD::TN) +
+                       ", " + std::to_string(FD::STAGES) + "-stage (narrow: " + tile(FN::BM, FN::BN, FN::BK, FN::TM, FN::TN) +
+                       ", when it fills the SMs' waves better)"},
       {"gemm f32 tf32/tf32x3", "TF32 tensor cores (mma m16n8k8; tf32x3: hi/lo split, 3 mmas), " +
                                    std::to_string(T32::BM) + "x" + std::to_string(T32::BN) + "x" +
                                    std::to_string(T32::BK) + " block, " + std::to_string(T32::WM) + "x" +

@@ -243,8 +243,10 @@ void CudaBackend::conv_layer(QueueImpl& q, const ConvParams& p, const TensorView
   const bool narrow = sizeof(T) == 8            ? narrow_tiles<T, ConvGemmTile>(s.K, s.N * s.P * s.Q)
                       : math == MathMode::exact ? narrow_tiles<T, GemmTile>(s.K, s.N * s.P * s.Q)
                                                 : narrow_tiles<T, Tf32TileOf>(s.K, s.N * s.P * s.Q);
-  TESSERA_CUDA_CHECK(launch_conv_layer<T>(s, narrow, math, static_cast<const T*>(in.data), static_cast<const T*>(filter.data),
-                                          static_cast<T*>(out.data), table, stream));
+  const bool deep = sizeof(T) == 4 && math == MathMode::exact && !narrow && deep_tiles(crs);
+  TESSERA_CUDA_CHECK(launch_conv_layer<T>(s, narrow, deep, math, static_cast<const T*>(in.data),
+                                          static_cast<const T*>(filter.data), static_cast<T*>(out.data), table,
+                                          stream));
 }
 
 TESSERA_INSTANTIATE_TYPED_OP(CudaBackend, conv2d)

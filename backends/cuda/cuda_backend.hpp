@@ -164,6 +164,9 @@ class CudaBackend final : public TypedBackend<CudaBackend> {
                                  bool may_transpose) const;
   template <class T, template <class, bool> class Tile>
   bool narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batch = 1) const;
+  // The f32 exact wide tiles' deep kernel (GemmTile<float, false, true>) for a product of inner
+  // dimension k: from gemm.deep_k on.
+  bool deep_tiles(std::int64_t k) const;
   // Hopper's kernels (wgmma gemm, the bulk-copy stencil sweep): built (for sm_90a:
   // TESSERA_CUDA_SM90A) and this device is 9.0, the only one their machine code runs on.
   bool has_sm90a() const {

@@ -51,6 +51,8 @@ bool CudaBackend::narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t batc
   return gemm_grid<T, Tile>(m, n, 1, batch, MathMode::exact, false).narrow;
 }
 
+inline bool CudaBackend::deep_tiles(std::int64_t k) const { return k >= tune_.get("gemm.deep_k"); }
+
 // wgmma (gemm.tf32_kernel): built for sm_90a, so only on compute capability 9.0; where the
 // operands allow (gemm_wgmma_applies) and, by default, where its tiles (one block per SM) give
 // every SM one (fewer leave SMs idle that mma.sync's 128 x 128 tiles, two per SM, would use) and
@@ -115,6 +117,7 @@ void CudaBackend::enqueue_gemm(QueueImpl& q, GemmProblem& s, T alpha, const T* A
                          : gemm_grid<T, Tf32TileOf>(s.m, s.n, s.k, s.batch, s.math, true);
   GemmProblem run = s;  // as the kernel sees it
   run.narrow = s.narrow = g.narrow;
+  run.deep = sizeof(T) == 4 && s.math == MathMode::exact && !g.narrow && deep_tiles(g.splits > 1 ? g.k_chunk : s.k);
   if (g.c_trans) {  // C^T = op(B)^T op(A)^T
     run.m = s.n;
     run.n = s.m;

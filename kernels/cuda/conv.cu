@@ -10,9 +10,10 @@
 //
 // conv_layer: implicit GEMM. out(k, npq) = sum over crs of filter(k, crs) * im2col(crs, npq),
 // with the filter as the row-major A and the im2col matrix gathered on the fly by the B loader
-// (a per-(c, r, s) offset table replaces the divisions). f32 runs on gemm's cp.async pipeline
-// and FFMA tiles (gemm_async.cuh; the gather is element copies with zero-fill for the padding),
-// f64 on the register-staged main loop of gemm_core.cuh.
+// (a per-(c, r, s) offset table replaces the divisions). f32 runs on gemm's FFMA tiles and loop
+// (gemm_ffma.cuh; the gather is element copies with zero-fill for the padding), f64 on the
+// register-staged main loop of gemm_core.cuh.
+#include "kernels/cuda/gemm_ffma.cuh"
 #include "kernels/cuda/gemm_tf32.cuh"
 
 namespace tessera::cuda {
@@ -200,6 +201,9 @@ struct Im2colAsyncLoader {
     crs_left = static_cast<int>(s.C * s.R * s.S) - static_cast<int>(threadIdx.x / Cfg::BN);
     soff = static_cast<int>(threadIdx.x / Cfg::BN) * Cfg::BTile::LD + static_cast<int>(threadIdx.x % Cfg::BN);
   }
+  // gemm_ffma.cuh's loop asks for plain copies of interior tiles: a gather has none.
+  __device__ __forceinline__ bool interior() const { return false; }
+  __device__ __forceinline__ void load_full(T* S, int k0) const { load(S, k0); }
   __device__ __forceinline__ void load(T* S, int k0) const {
     const unsigned s0 = smem_u32(S + soff);
     int2 t[PASSES];
@@ -284,9 +288,7 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void conv_layer_asyn
   for (int i = 0; i < Cfg::TM; ++i)
 #pragma unroll
     for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = 0.f;
-  const int tiles = static_cast<int>((CRS + Cfg::BK - 1) / Cfg::BK);
-  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
-      al, bl, tiles, Cfg::BK, smem, [&](const float* as, const float* bs) { simt_tile<Cfg>(as, bs, acc); });
+  ffma_mainloop<Cfg>(al, bl, CRS, smem, acc);
 
   store_nchw_tile<Cfg>(acc, out, s, row0, col0);
 }
@@ -350,7 +352,7 @@ cudaError_t launch_layer_async(const ConvLayerShape& s, const float* in, const f
   if (grid.y > 65535u || static_cast<std::uint64_t>(grid.x) * grid.y > 0x7fffffffu)
     return cudaErrorInvalidConfiguration;
   auto kernel = [] {  // the FFMA kernel, or the TF32 one for a TmmaCfg
-    if constexpr (std::is_same_v<Cfg, SimtCfg<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::STAGES>>) return conv_layer_async_kernel<Cfg>;
+    if constexpr (InFours<Cfg>::value) return conv_layer_async_kernel<Cfg>;
     else return conv_layer_tmma_kernel<Cfg>;
   }();
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
@@ -400,8 +402,8 @@ cudaError_t launch_conv2d(const Conv2dShape& s, const T* image, const T* filter,
 }
 
 template <class T>
-cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
-                              T* out, int2* table, cudaStream_t stream) {
+cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, bool deep, MathMode math, const T* in,
+                              const T* filter, T* out, int2* table, cudaStream_t stream) {
   const std::int64_t CRS = s.C * s.R * s.S;
   conv_table_kernel<<<blocks_for(CRS, 256), 256, 0, stream>>>(s, table);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
@@ -419,10 +421,9 @@ cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode mat
                     : launch_layer_async<TmmaCfg<TW::BM, TW::BN, TW::BK, TW::STAGES, TW::WM, TW::WN, false,
                                                  TW::BLOCKS_PER_SM>>(s, in, filter, out, table, stream);
     }
-    using W = GemmTile<float, false>;
-    using N = GemmTile<float, true>;
-    return narrow ? launch_layer_async<SimtCfg<N::BM, N::BN, N::BK, N::STAGES>>(s, in, filter, out, table, stream)
-                  : launch_layer_async<SimtCfg<W::BM, W::BN, W::BK, W::STAGES>>(s, in, filter, out, table, stream);
+    if (narrow) return launch_layer_async<FfmaTileCfg<true>>(s, in, filter, out, table, stream);
+    return deep ? launch_layer_async<FfmaTileCfg<false, true>>(s, in, filter, out, table, stream)
+                : launch_layer_async<FfmaTileCfg<false>>(s, in, filter, out, table, stream);
   } else {
     return narrow ? launch_layer<GemmCfg<T, true>>(s, in, filter, out, table, stream)
                   : launch_layer<GemmCfg<T, false>>(s, in, filter, out, table, stream);
@@ -431,9 +432,9 @@ cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode mat
 
 template cudaError_t launch_conv2d<float>(const Conv2dShape&, const float*, const float*, float*, cudaStream_t);
 template cudaError_t launch_conv2d<double>(const Conv2dShape&, const double*, const double*, double*, cudaStream_t);
-template cudaError_t launch_conv_layer<float>(const ConvLayerShape&, bool, MathMode, const float*, const float*,
+template cudaError_t launch_conv_layer<float>(const ConvLayerShape&, bool, bool, MathMode, const float*, const float*,
                                               float*, int2*, cudaStream_t);
-template cudaError_t launch_conv_layer<double>(const ConvLayerShape&, bool, MathMode, const double*, const double*,
+template cudaError_t launch_conv_layer<double>(const ConvLayerShape&, bool, bool, MathMode, const double*, const double*,
                                                double*, int2*, cudaStream_t);
 
 }  // namespace tessera::cuda

@@ -12,19 +12,6 @@ namespace tessera::cuda {
 
 namespace {
 
-// Wide tiles on gemm_ffma.cuh's loop (the next k-step's fragments in flight), narrow ones on
-// gemm_async.cuh's (not measured on the new loop).
-template <bool NARROW>
-using F32Cfg = std::conditional_t<
-    NARROW,
-    SimtCfg<GemmTile<float, true>::BM, GemmTile<float, true>::BN, GemmTile<float, true>::BK,
-            GemmTile<float, true>::STAGES>,
-    FfmaCfg<GemmTile<float, false>::BM, GemmTile<float, false>::BN, GemmTile<float, false>::BK,
-            GemmTile<float, false>::STAGES, GemmTile<float, false>::TM, GemmTile<float, false>::TN,
-            GemmTile<float, false>::BLOCKS_PER_SM>>;
-static_assert(F32Cfg<false>::MIN_BLOCKS == GemmTile<float, false>::BLOCKS_PER_SM &&
-                  F32Cfg<true>::MIN_BLOCKS == GemmTile<float, true>::BLOCKS_PER_SM,
-              "the wave model's blocks per SM are the kernels'");
 // 2 x 2 warps of TM x TN outputs: 128 x 64 blocks, 64 x 64 narrow.
 template <bool NARROW>
 using F64Cfg = DmmaCfg<GemmTile<double, NARROW>::BM, GemmTile<double, NARROW>::BN, GemmTile<double, NARROW>::BK,
@@ -48,8 +35,9 @@ cudaError_t launch_gemm(const GemmProblem& s, T alpha, const T* A, const T* B, T
     if (s.math == MathMode::tf32)
       return s.narrow ? launch_gemm_any<Tf32Cfg<true, false>>(s, alpha, A, B, beta, C, stream)
                       : launch_gemm_any<Tf32Cfg<false, false>>(s, alpha, A, B, beta, C, stream);
-    return s.narrow ? launch_gemm_any<F32Cfg<true>>(s, alpha, A, B, beta, C, stream)
-                    : launch_gemm_any<F32Cfg<false>>(s, alpha, A, B, beta, C, stream);
+    if (s.narrow) return launch_gemm_any<FfmaTileCfg<true>>(s, alpha, A, B, beta, C, stream);
+    if (s.deep) return launch_gemm_any<FfmaTileCfg<false, true>>(s, alpha, A, B, beta, C, stream);
+    return launch_gemm_any<FfmaTileCfg<false>>(s, alpha, A, B, beta, C, stream);
   } else {
     return s.narrow ? launch_dmma_any<F64Cfg<true>>(s, alpha, A, B, beta, C, stream)
                     : launch_dmma_any<F64Cfg<false>>(s, alpha, A, B, beta, C, stream);

@@ -12,11 +12,8 @@
 // Out-of-range elements are zero-filled by the copy itself (src-size 0 or a short vector), so
 // edge tiles need no other care and nothing outside the matrices is read.
 //
-// f32 (exact FFMA): 8x8 outputs per thread in two 4x4 groups (ty * 4, BM/2 + ty * 4), and
-// likewise along n, read from shared memory as float4: 4 LDS.128 per 64 FMAs. This loop
-// (simt_tile) runs the narrow gemm tiles (128 x 64, 128 threads) and the f32 convolution layer;
-// the wide gemm tiles (128 x 128, 256 threads) run gemm_ffma.cuh's loop on the same loaders
-// (0.86-0.87x cuBLAS pedantic FP32 at n = 4096 and 8192 on an H200; this loop: 0.81-0.84x).
+// f32 (exact FFMA): the loaders here feed gemm_ffma.cuh's loop (the gemm tiles and the f32
+// convolution layer's), which keeps the next k-step's fragments in flight.
 // f32 under MathMode::tf32 / tf32x3: the TF32 tensor cores on the same pipeline (gemm_tf32.cuh).
 // f64 runs on the FP64 tensor cores with its own loaders and layouts (gemm_dmma.cuh).
 #pragma once
@@ -168,40 +165,6 @@ __device__ __forceinline__ void async_pipeline(const AL& al, const BL& bl, int t
   cp_async_wait<0>();
 }
 
-// ------------------------------------------------------------------ f32: FFMA, 8x8 per thread
-// 8 x 8 outputs a thread whatever the tile (128 x 128: 256 threads; 128 x 64: 128), at most 128
-// registers a thread: MIN_BLOCKS blocks an SM.
-template <int BM_, int BN_, int BK_, int STAGES_>
-struct SimtCfg {
-  using T = float;
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
-  static constexpr int TM = 8, TN = 8;
-  static constexpr int THREADS = (BM / TM) * (BN / TN);
-  static constexpr int MIN_BLOCKS = 65536 / (THREADS * 128);
-  using ATile = OperandTile<T, BM, BK, THREADS>;
-  using BTile = OperandTile<T, BN, BK, THREADS>;
-  static constexpr int SMEM_BYTES = STAGES * (ATile::ELEMS + BTile::ELEMS) * static_cast<int>(sizeof(T));
-};
-
-template <class Cfg>
-__device__ __forceinline__ void simt_tile(const float* as, const float* bs, float (&acc)[Cfg::TM][Cfg::TN]) {
-  constexpr int LDA = Cfg::ATile::LD, LDB = Cfg::BTile::LD;
-  const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
-#pragma unroll
-  for (int kk = 0; kk < Cfg::BK; ++kk) {
-    float a[Cfg::TM], b[Cfg::TN];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      load_frag<float, Cfg::TM / 2>(as + kk * LDA + h * (Cfg::BM / 2) + ty * (Cfg::TM / 2), a + h * (Cfg::TM / 2));
-      load_frag<float, Cfg::TN / 2>(bs + kk * LDB + h * (Cfg::BN / 2) + tx * (Cfg::TN / 2), b + h * (Cfg::TN / 2));
-    }
-#pragma unroll
-    for (int i = 0; i < Cfg::TM; ++i)
-#pragma unroll
-      for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-  }
-}
-
 // ------------------------------------------------------------------ the kernels
 // Loaders of op(A) (x = rows of C) and op(B) (x = columns of C); VEC: elements per copy of the
 // x-contiguous operands (16 bytes when their leading dimensions and bases allow, else 1).
@@ -240,45 +203,10 @@ __device__ __forceinline__ void store_out(const GemmProblem& s, T* C, std::int64
     store_c(C, s.ldc, row, col, alpha, beta, v);
 }
 
-template <class Cfg, bool TA, bool TB, int VEC>
-__global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_simt_kernel(
-    GemmProblem s, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,
-    float* __restrict__ C) {
-  extern __shared__ __align__(16) unsigned char gemm_smem[];
-  float* smem = reinterpret_cast<float*>(gemm_smem);
-  std::int64_t row0, col0;
-  block_start<Cfg>(s, A, B, C, row0, col0);
-  const ALoaderOf<Cfg, TA, VEC> al(A, s.lda, s.m, s.k, row0);
-  const BLoaderOf<Cfg, TB, VEC> bl(B, s.ldb, s.n, s.k, col0);
-  float acc[Cfg::TM][Cfg::TN];
-#pragma unroll
-  for (int i = 0; i < Cfg::TM; ++i)
-#pragma unroll
-    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = 0.f;
-  const int tiles = static_cast<int>((s.k + Cfg::BK - 1) / Cfg::BK);
-  async_pipeline<Cfg::STAGES, Cfg::ATile::ELEMS, Cfg::BTile::ELEMS>(
-      al, bl, tiles, Cfg::BK, smem, [&](const float* as, const float* bs) { simt_tile<Cfg>(as, bs, acc); });
-
-  const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
-#pragma unroll
-  for (int i = 0; i < Cfg::TM; ++i) {
-    const std::int64_t row = row0 + tile_row<Cfg>(ty, i);
-    if (row >= s.m) continue;
-#pragma unroll
-    for (int j = 0; j < Cfg::TN; ++j) {
-      const std::int64_t col = col0 + tile_col<Cfg>(tx, j);
-      if (col < s.n) store_out(s, C, row, col, alpha, beta, acc[i][j]);
-    }
-  }
-}
-
-// The kernel of a configuration, by its family: SimtCfg (FFMA) here, TmmaCfg (TF32 tensor cores) in gemm_tf32.cuh.
+// The kernel of a configuration, by its family: FfmaCfg (FFMA) in gemm_ffma.cuh, TmmaCfg (TF32
+// tensor cores) in gemm_tf32.cuh.
 template <class Cfg, bool TA, bool TB, int VEC>
 struct GemmKernel;
-template <int BM, int BN, int BK, int ST, bool TA, bool TB, int VEC>
-struct GemmKernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC> {
-  static auto get() { return gemm_simt_kernel<SimtCfg<BM, BN, BK, ST>, TA, TB, VEC>; }
-};
 
 // Launches a gemm kernel on a grid of `cols` x `rows` tiles per product (grid.z: the batch), its
 // dynamic shared memory raised past 48 KB.

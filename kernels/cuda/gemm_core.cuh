@@ -14,6 +14,8 @@
 // care.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/cuda/common.cuh"
 
 namespace tessera::cuda {
@@ -138,14 +140,22 @@ struct MatrixBLoader {
   }
 };
 
-// The row (within the block tile) of a thread's i-th output row; columns alike.
+// The row (within the block tile) of a thread's i-th output row; columns alike. A thread's rows
+// come in groups of four GM_STEP apart where the configuration says so (gemm_ffma.cuh: its
+// fragments are 16-byte loads), else in two halves BM / 2 apart.
+template <class C, class = void>
+struct InFours : std::false_type {};
+template <class C>
+struct InFours<C, std::void_t<decltype(C::GM_STEP)>> : std::true_type {};
 template <class C>
 __device__ __forceinline__ int tile_row(int ty, int i) {
-  return i < C::TM / 2 ? ty * (C::TM / 2) + i : C::BM / 2 + ty * (C::TM / 2) + (i - C::TM / 2);
+  if constexpr (InFours<C>::value) return (i / 4) * C::GM_STEP + ty * 4 + i % 4;
+  else return i < C::TM / 2 ? ty * (C::TM / 2) + i : C::BM / 2 + ty * (C::TM / 2) + (i - C::TM / 2);
 }
 template <class C>
 __device__ __forceinline__ int tile_col(int tx, int j) {
-  return j < C::TN / 2 ? tx * (C::TN / 2) + j : C::BN / 2 + tx * (C::TN / 2) + (j - C::TN / 2);
+  if constexpr (InFours<C>::value) return (j / 4) * C::GN_STEP + tx * 4 + j % 4;
+  else return j < C::TN / 2 ? tx * (C::TN / 2) + j : C::BN / 2 + tx * (C::TN / 2) + (j - C::TN / 2);
 }
 
 // The tile a block computes: consecutive blocks walk down groups of 8 tile rows before moving

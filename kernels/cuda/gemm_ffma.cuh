@@ -117,15 +117,22 @@ __global__ __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) void gemm_ffma_kerne
   const int tx = threadIdx.x % (Cfg::BN / Cfg::TN), ty = threadIdx.x / (Cfg::BN / Cfg::TN);
 #pragma unroll
   for (int i = 0; i < Cfg::TM; ++i) {
-    const std::int64_t row = row0 + (i / 4) * Cfg::GM_STEP + ty * 4 + i % 4;
+    const std::int64_t row = row0 + tile_row<Cfg>(ty, i);
     if (row >= s.m) continue;
 #pragma unroll
     for (int j = 0; j < Cfg::TN; ++j) {
-      const std::int64_t col = col0 + (j / 4) * Cfg::GN_STEP + tx * 4 + j % 4;
+      const std::int64_t col = col0 + tile_col<Cfg>(tx, j);
       if (col < s.n) store_out(s, C, row, col, alpha, beta, acc[i][j]);
     }
   }
 }
+
+// The f32 gemm's tiles (launch.hpp's GemmTile), also the f32 convolution layer's.
+template <bool NARROW, bool DEEP = false>
+using FfmaTileCfg = FfmaCfg<GemmTile<float, NARROW, DEEP>::BM, GemmTile<float, NARROW, DEEP>::BN,
+                            GemmTile<float, NARROW, DEEP>::BK, GemmTile<float, NARROW, DEEP>::STAGES,
+                            GemmTile<float, NARROW, DEEP>::TM, GemmTile<float, NARROW, DEEP>::TN,
+                            GemmTile<float, NARROW, DEEP>::BLOCKS_PER_SM>;
 
 template <int BM, int BN, int BK, int ST, int TM, int TN, int MB, bool TA, bool TB, int VEC>
 struct GemmKernel<FfmaCfg<BM, BN, BK, ST, TM, TN, MB>, TA, TB, VEC> {

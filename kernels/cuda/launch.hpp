@@ -398,31 +398,44 @@ struct ConvGemmTile {
   // BLOCKS_PER_SM counts a lone block as a full SM's round (not measured for these kernels).
   static constexpr double ALONE = BLOCKS_PER_SM;
 };
-// GemmTile: the gemm kernels' tiles (gemm_async.cuh): cp.async pipeline of STAGES k-tiles; f32
-// on FFMA (8 x 8 per thread: 256 threads, 128 narrow; the wide tiles on gemm_ffma.cuh's loop,
-// which keeps the next k-step's fragments in flight), f64 on the FP64 tensor cores
-// (gemm_dmma.cuh: BM x BN along the mma's M and N sides, which are C's columns and rows for C =
-// A B; at most 255 registers a thread, two blocks an SM).
-template <class T, bool NARROW = false>
+// GemmTile: the gemm kernels' tiles: cp.async pipeline of STAGES k-tiles; f32 on FFMA
+// (gemm_ffma.cuh, which keeps the next k-step's fragments in flight; also the f32 convolution
+// layer's tiles), f64 on the FP64 tensor cores (gemm_dmma.cuh: BM x BN along the mma's M and N
+// sides, which are C's columns and rows for C = A B; at most 255 registers a thread, two blocks an
+// SM). The f32 wide tiles have two kernels on the same blocks (so the wave model is the same for
+// both): DEEP, 8 x 16 outputs a thread, where k is long (GemmProblem::deep, tuning key
+// gemm.deep_k), else 8 x 8.
+template <class T, bool NARROW = false, bool DEEP = false>
 struct GemmTile {
   static constexpr bool F32 = sizeof(T) == 4;
+  static_assert(!DEEP || (F32 && !NARROW), "only the f32 wide tiles have a deep kernel");
   static constexpr int BM = F32 || !NARROW ? 128 : 64;
   static constexpr int BN = F32 && !NARROW ? 128 : 64;
-  static constexpr int BK = 16;
-  static constexpr int STAGES = 3;
-  // Outputs per thread (f32) / per warp (f64: 2 x 2 warps). f32 wide, gemm_ffma.cuh's loop (H200,
-  // session 45, A/B in one call against the old loop's 3.30-3.34 ms at n = 4096, cuBLAS 2.71-2.74):
-  // 8 x 8, BK 16: 3.14-3.15 ms (0.87x cuBLAS); BK 8 3.18, BK 32 3.15; 256 x 128 tiles of 8 x 16,
-  // one block an SM (cuBLAS's shape): 3.30 (BK 8), 3.20-3.21 (BK 16).
+  // f32, H200, medians at n = 4096 / 8192 / 5000 x 3000 x 2000 (cuBLAS 2.71-2.75 / 21.4-21.6 /
+  // 1.39-1.43 ms in the same runs; bench/RESULTS.md, sessions 45 and 46):
+  // - DEEP, 8 x 16 a thread (128 threads, up to 255 registers), BK 8, 4 stages: 3.05-3.06 /
+  //   24.1 / 1.54; 3 stages 3.04-3.08 / 24.0-24.2 / 1.53-1.55, 2 stages 3.06-3.08 / 24.2; BK 16
+  //   3.08-3.09 / 24.3 / 1.55. On the Winograd layers' batched products (k = 384 and 256) the
+  //   layers took 0.520 and 0.144 ms where 8 x 8 took 0.460 and 0.123; at 4096 x 4096 and k =
+  //   1024, 2048, 3072 the two tie (0.80, 1.55, 2.32 ms): 8 x 8 below gemm.deep_k.
+  // - 8 x 8 a thread (256 threads, 128 registers: a quarter of its FFMAs read three sources of
+  //   one register bank), BK 16: 3.14-3.18 / 24.8-25.0 / 1.53-1.54; BK 8 3.18, BK 32 3.15; 256 x
+  //   128 tiles of 8 x 16 with one block an SM (cuBLAS's shape) 3.20-3.30.
+  // - narrow, 8 x 8 a thread (128 threads), BK 16 on gemm_ffma.cuh's loop: 16384 x 64 x 16384
+  //   0.90 ms, 64 x 16384 x 16384 0.83 (gemm_async.cuh's loop 0.93 / 0.88; BK 8 0.90 / 0.85; three
+  //   blocks an SM instead of four 1.11 / 0.82).
+  static constexpr int BK = DEEP ? 8 : 16;
+  static constexpr int STAGES = DEEP ? 4 : 3;
+  // Outputs per thread (f32) / per warp (f64: 2 x 2 warps).
   static constexpr int TM = F32 ? 8 : BM / 2;
-  static constexpr int TN = F32 ? 8 : 32;
-  // f32: 256 threads (narrow 128) of <= 128 registers; f64 narrow: 4 (128 registers) spilled.
+  static constexpr int TN = F32 ? (DEEP ? 16 : 8) : 32;
+  // f32: 256 threads (deep and narrow 128) of <= 128 registers (deep <= 255); f64 narrow: 4 (128
+  // registers) spilled.
   static constexpr int BLOCKS_PER_SM = F32 && NARROW ? 4 : 2;
-  // Narrow tiles' rate against the wide ones' (H200, session 22, n = 4096, gemm.tiles forced):
-  // f32 3.52 against 3.28 ms since the narrow tiles keep 8 x 8 a thread (with 4 x 8 a thread they
-  // took 3.94, 0.83x, and the margin was 1.4); f64: 64 x 16384 x 16384 narrow 0.91 ms against
-  // wide tiles on half the k each 0.79.
-  static constexpr double NARROW_MARGIN = F32 ? 1.1 : 1.15;
+  // Narrow tiles' rate against the wide ones' (H200, n = 4096, gemm.tiles forced): f32 3.49
+  // against 3.04 ms (session 46); f64: 64 x 16384 x 16384 narrow 0.91 ms against wide tiles on
+  // half the k each 0.79 (session 22).
+  static constexpr double NARROW_MARGIN = 1.15;
   // f64: the main loop pipelined across the barrier (gemm_dmma.cuh) on the wide tiles only (H200,
   // session 28, A/B in one run: wide 0.85 -> 0.87x cuBLAS at n = 4096, 0.87 -> 0.90x at 64 x 16384
   // x 16384; the narrow tiles, two row blocks a warp, lost 0.85 -> 0.77x at 16384 x 64 x 16384,
@@ -432,7 +445,9 @@ struct GemmTile {
   // an H200 (bench/RESULTS.md, session 22; one block an SM against BLOCKS_PER_SM on a part of the
   // k each): f32 narrow 1.100 ms against 0.924 with four (16384 x 64 x 16384); f32 wide 1.099
   // against 1.043 with two (measured on 256-thread 128 x 64 tiles, the wide tiles' kind); f64
-  // 0.94 against 0.79 (64 x 16384 x 16384, wide): four DMMA warps alone hide little latency.
+  // 0.94 against 0.79 (64 x 16384 x 16384, wide): four DMMA warps alone hide little latency. The
+  // f32 deep kernel (four warps a block) measured 1.16 (1024 x 1024 x 65536 in two parts, 3.53
+  // ms, against four, 3.04; session 46): not applied, the model has one wide tile for both.
   static constexpr double ALONE = F32 ? (NARROW ? 1.19 : 1.05) : 1.19;
 };
 // f64 gemm puts the x-contiguous operand on the mma's M side (gemm_dmma.cuh): for C = A B that is
@@ -479,6 +494,8 @@ struct GemmProblem {
   // p split_a, B + p split_b (k_chunk elements along k) into its own C (stride_c apart).
   int splits = 1;
   std::int64_t k_chunk = 0, split_a = 0, split_b = 0;
+  // f32 exact wide tiles: the deep kernel (GemmTile<float, false, true>), for long k.
+  bool deep = false;
   // The f32 kernels' transposed store (FFMA and TF32 mma.sync; plan/gemm_grid.hpp decides): the
   // kernel's product is C^T = op(B)^T op(A)^T, its element (i, j) written at C[j ldc + i].
   bool c_trans = false;
@@ -684,10 +701,11 @@ struct ConvLayerShape {
   std::int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
 };
 // table: C*R*S int2 of scratch for the (c, r, s) -> offset lookup of the implicit im2col.
-// math (f32 only): tf32 / tf32x3 run on Tf32GemmTile (narrow: Tf32GemmTile<true>).
+// math (f32 only): tf32 / tf32x3 run on Tf32GemmTile (narrow: Tf32GemmTile<true>); deep: f32
+// exact wide tiles on the deep kernel (GemmProblem::deep).
 template <class T>
-cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, MathMode math, const T* in, const T* filter,
-                              T* out, int2* table, cudaStream_t stream);
+cudaError_t launch_conv_layer(const ConvLayerShape& s, bool narrow, bool deep, MathMode math, const T* in,
+                              const T* filter, T* out, int2* table, cudaStream_t stream);
 
 // The conv layer with 3 x 3 filters and stride 1 summed directly on the TF32 tensor cores, f32
 // under MathMode::tf32 / tf32x3 (kernels/cuda/conv_direct_tc.cu): a halo tile of the input in

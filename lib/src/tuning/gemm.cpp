@@ -38,6 +38,11 @@ const std::vector<ParamSpec>& gemm_params() {
       // fills 128-row tiles no better than half unless its transpose is computed.
       {"gemm.splits", "CUDA: -1 (or 0) split-k where the wave model gains; 1 never; N >= 2 k in N parts (of 32 k)",
        -1, 64, Shape::any, {{"cuda/*", -1}}},
+      // The f32 exact wide tiles' two kernels (kernels/cuda/launch.hpp GemmTile): 8 x 16 outputs a
+      // thread gains 3 % at k = 4096 and 8192, ties at k = 2000 and loses 12-15 % on the Winograd
+      // layers' batched products (k = 256, 384) against 8 x 8 (H200, bench/RESULTS.md, session 46).
+      {"gemm.deep_k", "CUDA f32 exact, wide tiles: the inner dimension from which 8 x 16 outputs a thread run (else 8 x 8)",
+       0, 1LL << 40, Shape::any, {{"cuda/*", 2048}}},
       {"gemm.c_trans", "CUDA f32: -1 C^T = op(B)^T op(A)^T where the wave model gains; 0 never; 1 always", -1, 1,
        Shape::any, {{"cuda/*", -1}}},
       // wgmma's tiles (128 x 256 tf32, 128 x 128 tf32x3, one block per SM) beat mma.sync's once
