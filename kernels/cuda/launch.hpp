@@ -432,8 +432,8 @@ struct GemmTile {
   // f32: 256 threads (deep and narrow 128) of <= 128 registers (deep <= 255); f64 narrow: 4 (128
   // registers) spilled.
   static constexpr int BLOCKS_PER_SM = F32 && NARROW ? 4 : 2;
-  // Narrow tiles' rate against the wide ones' (H200, n = 4096, gemm.tiles forced): f32 3.49
-  // against 3.04 ms (session 46); f64: 64 x 16384 x 16384 narrow 0.91 ms against wide tiles on
+  // Narrow tiles' rate against the wide ones' (H200, n = 4096, gemm.tiles forced): f32 3.53
+  // against 3.05 ms (session 46); f64: 64 x 16384 x 16384 narrow 0.91 ms against wide tiles on
   // half the k each 0.79 (session 22).
   static constexpr double NARROW_MARGIN = 1.15;
   // f64: the main loop pipelined across the barrier (gemm_dmma.cuh) on the wide tiles only (H200,
