@@ -1,8 +1,9 @@
 // The register-staged GEMM main loop of the f64 implicit-GEMM convolution layer (gemm itself and
-// the f32 layer run on gemm_async.cuh's cp.async pipeline), and helpers both use.
+// the f32 layer run on gemm_async.cuh's cp.async loaders: gemm_ffma.cuh, gemm_tf32.cuh,
+// gemm_dmma.cuh), and helpers they all use.
 //
 // Hierarchy: a block of 256 threads owns a BM x BN tile of C and walks K in steps of BK; each
-// thread owns TM x TN outputs in registers (f32: 128x128x8 tile, 8x8 per thread). Per step, a
+// thread owns TM x TN outputs in registers (ConvGemmTile: f64 64x64x8, 4x4 per thread). Per step, a
 // thread issues TM + TN shared loads (as 16-byte vectors) for TM * TN FMAs, so the FMA units,
 // not shared memory, set the pace. Each thread's rows are two groups of TM/2 (ty * TM/2 and
 // BM/2 + ty * TM/2), and likewise its columns, so a warp's vector loads of one k-row of the tile
