@@ -57,7 +57,9 @@ fi
 # (gemm.deep_k); tf32 / tf32x3 on the wgmma kernel wherever it
 # applies, its operand rounded (and split) through a 1 MiB workspace (in chunks of rows or of the
 # batch) and in the kernel (gemm.tf32_round_mb=0); tf32 / tf32x3 conv layers on the direct
-# tensor-core kernel wherever it applies, and never; the temporally blocked 7-point stencil on every test
+# tensor-core kernel wherever it applies, and never; Winograd's f32 products of layers with C <= 64
+# on gemm's tiles, and on the streaming kernel with 3 blocks (runs across products and filter
+# blocks; F(2 x 2)); the temporally blocked 7-point stencil on every test
 # grid, the runs kernel in 1, 2 and 4 rows a thread and the tile kernel (tb_rows=0); the runs
 # kernel with one level as every one-step pass, with z chunks of 1 plane, and 3 levels in chunks
 # of 2, shorter than its pipeline (stencil.runs_z_chunk); the bulk-copy sweep on every stencil
@@ -79,6 +81,7 @@ for forced in "gemm.splits=3,gemm.c_trans=1|$gemm_tests" "gemm.splits=1,gemm.c_t
   "gemm.deep_k=1099511627776|$gemm_tests" \
   "gemm.tf32_kernel=1,gemm.tf32_round_mb=1|$gemm_tests" "gemm.tf32_kernel=1,gemm.tf32_round_mb=0|$gemm_tests" \
   "conv_layer.direct_tc=1|$gemm_tests" "conv_layer.direct_tc=0|$gemm_tests" \
+  "conv_layer.winograd_products=0|$gemm_tests" "conv_layer.winograd_products=3,conv_layer.winograd=1|$gemm_tests" \
   "$tb=2,stencil.tb_rows=2|*stencil*" "$tb=3,stencil.tb_rows=1|*stencil*" "$tb=4,stencil.tb_rows=4|*stencil*" \
   "$tb=3,stencil.tb_rows=0|*stencil*" "stencil.plane_sweep=4,$tb=1|*stencil*" \
   "stencil.plane_sweep=4,$tb=1,stencil.runs_z_chunk=1|*stencil*" "$tb=3,stencil.runs_z_chunk=2|*stencil*" \

@@ -4,7 +4,7 @@
 // contract's bound (support/winograd.hpp: the larger of the direct and the Winograd bounds).
 // Shapes: output tiles cut by the image's edges for m = 2 and 4, pads 0 to 2, C and K on both
 // sides of the backends' thresholds (CUDA: 16 for Winograd, 96 and 128 for the products'
-// orientation), a 1 x 1 output, and a batch that the CUDA
+// orientation, 64 for the streamed f32 products), a 1 x 1 output, more tiles than a chunk, and a batch that the CUDA
 // workspace splits into chunks when conv_layer.winograd_mb is small (ctest
 // cuda.conv_winograd_f4_chunked). ctest reruns this file with each tile forced on CUDA.
 #include <doctest/doctest.h>
@@ -145,6 +145,9 @@ TEST_CASE_TEMPLATE("conv_layer: 3x3 stride-1 layers (Winograd's shapes) within t
       {2, 12, 4, 30, 70, 1},   // 4 x 30 outputs: the direct kernel's 32-wide tiles (tf32x3: 4 x 32)
       {2, 9, 6, 20, 24, 2},    // W a multiple of 4: the direct kernel's 16-byte row copies, pad 2
       {1, 16, 10, 12, 40, 0},  // the same without padding
+      {3, 12, 33, 27, 70, 1},  // 189 F(4 x 4) tiles (714 F(2 x 2)): CUDA's streamed products
+                               // (C <= 64) in chunks of 128 tiles, the last cut; C padded to 8;
+                               // a second filter block of 6
   };
   std::uint32_t seed = 900;
   for (const WinoCase& c : cases) winograd_case<T>(c, seed += 3);

@@ -7,6 +7,7 @@
 #include <climits>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "cuda_backend.hpp"
 #include "gemm_tiles.hpp"
@@ -147,17 +148,30 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
   T* M = V + v_elems;
   TESSERA_CUDA_CHECK(launch_winograd_filter<T>(m, s.K, s.C, ldu, filter, U, stream));
   w.ldk = ldk;
-  // The products K x T unless K would leave the GEMM's 128-row tiles (GemmTile, Tf32GemmTile)
-  // less than 3/4 full: then T x K, where narrow tiles fit K. K x T measured faster where both
-  // fill (the output transform reads it in rows: bench/RESULTS.md, session 14).
+  // f32 layers with few channels (C <= 64) take the streaming products kernel, K x T: on gemm's
+  // tiles their C-term sums are all pipeline fill (kernels/cuda/conv_winograd_products.cu), and
+  // its FP32 sums beat three TF32 products there too (the layer is then bound by the transforms'
+  // memory traffic). conv_layer.winograd_products: 0 gemm's tiles; n > 0 at most n blocks (tests).
+  const int products_key = tune_.get("conv_layer.winograd_products");
+  const bool streamed = std::is_same_v<T, float> && products_key != 0 && winograd_products_apply(s.C);
+  // Else the products K x T unless K would leave the GEMM's 128-row tiles (GemmTile,
+  // Tf32GemmTile) less than 3/4 full: then T x K, where narrow tiles fit K. K x T measured faster
+  // where both fill (the output transform reads it in rows: bench/RESULTS.md, session 14).
   const std::int64_t tile_rows = GemmTile<float>::BM;
   static_assert(GemmTile<float>::BM == Tf32GemmTile<>::BM, "one row tile for every mode");
-  w.tk = 4 * s.K < 3 * ((s.K + tile_rows - 1) / tile_rows * tile_rows);
+  w.tk = !streamed && 4 * s.K < 3 * ((s.K + tile_rows - 1) / tile_rows * tile_rows);
   for (std::int64_t n0 = 0; n0 < s.N; n0 += chunk) {
     w.N = std::min(chunk, s.N - n0);
     const std::int64_t tiles = w.N * tiles1;
     w.ldt = up(tiles, 4);
     TESSERA_CUDA_CHECK(launch_winograd_input<T>(w, in + n0 * s.C * s.H * s.W, V, stream));
+    if constexpr (std::is_same_v<T, float>) {
+      if (streamed) {
+        TESSERA_CUDA_CHECK(launch_winograd_products(w, U, ldu, V, M, sm_count(), std::max(products_key, 0), stream));
+        TESSERA_CUDA_CHECK(launch_winograd_output<T>(w, M, out + n0 * s.K * s.P * s.Q, stream));
+        continue;
+      }
+    }
     GemmProblem g;
     g.k = s.C;
     g.math = math;

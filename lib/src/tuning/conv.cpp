@@ -28,6 +28,12 @@ const std::vector<ParamSpec>& conv_params() {
        "CUDA conv_layer, f32 3 x 3 stride-1 layers under tf32 / tf32x3: -1 the direct tensor-core kernel where "
        "the policy picks it (never while conv_layer.winograd is forced), 0 never, 1 wherever it applies",
        -1, 1, Shape::any, {{"cuda/*", -1}}},
+      // Winograd's products of f32 layers with C <= 64 on a kernel that streams the tiles past
+      // one product's filters (kernels/cuda/conv_winograd_products.cu); the policy: CudaBackend::conv_winograd.
+      {"conv_layer.winograd_products",
+       "CUDA conv_layer, Winograd on f32 layers with C <= 64: -1 the streaming products kernel, 0 gemm's tiles, "
+       "n > 0 the streaming kernel on at most n blocks",
+       -1, 1 << 20, Shape::any, {{"cuda/*", -1}}},
       // The transformed input and products of a chunk of images (the filters' once): larger
       // batches run in chunks of images, so the workspace stays bounded.
       {"conv_layer.winograd_mb", "CUDA conv_layer: MiB of Winograd workspace per chunk of images", 1, 1 << 20,
