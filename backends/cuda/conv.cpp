@@ -132,11 +132,18 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
   w.tiles_h = (s.P + m - 1) / m;
   w.tiles_w = (s.Q + m - 1) / m;
   const std::int64_t aa = static_cast<std::int64_t>(m + 2) * (m + 2), tiles1 = w.tiles_h * w.tiles_w;
+  // f32 layers with few channels (C <= 64) take the streaming products kernel, K x T: on gemm's
+  // tiles their C-term sums are all pipeline fill (kernels/cuda/conv_winograd_products.cu), and
+  // its FP32 sums beat three TF32 products there too (the layer is then bound by the transforms'
+  // memory traffic). conv_layer.winograd_products: 0 gemm's tiles; n > 0 at most n blocks (tests).
+  const int products_key = tune_.get("conv_layer.winograd_products");
+  const bool streamed = std::is_same_v<T, float> && products_key != 0 && winograd_products_apply(s.C);
   // Leading dimensions and sections rounded to 4 elements and 64: every matrix of the batch
   // 16-byte aligned (Hopper's wgmma kernel copies whole 16-byte rows; gemm's 16-byte loads), every
   // section 256-byte aligned.
   auto up = [](std::int64_t e, std::int64_t to) { return (e + to - 1) / to * to; };
-  const std::int64_t ldu = up(s.C, 4), ldk = up(s.K, 4), u_elems = up(aa * s.K * ldu, 64);
+  // U[e] K x C (ldu), or C x K (ldk) for the streamed products.
+  const std::int64_t ldu = up(s.C, 4), ldk = up(s.K, 4), u_elems = up(aa * (streamed ? s.C * ldk : s.K * ldu), 64);
   const std::int64_t per_image = aa * tiles1 * (s.C + ldk);
   const std::int64_t budget = tune_.get("conv_layer.winograd_mb") * (std::int64_t{1} << 20) / std::int64_t{sizeof(T)};
   const std::int64_t chunk = std::clamp<std::int64_t>((budget - u_elems) / per_image, 1, s.N);
@@ -146,14 +153,8 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
       ConvState::of(queue_of(q)).winograd.ensure(static_cast<std::size_t>(u_elems + v_elems + m_elems) * sizeof(T)));
   T* V = U + u_elems;
   T* M = V + v_elems;
-  TESSERA_CUDA_CHECK(launch_winograd_filter<T>(m, s.K, s.C, ldu, filter, U, stream));
+  TESSERA_CUDA_CHECK(launch_winograd_filter<T>(m, s.K, s.C, streamed ? ldk : ldu, streamed, filter, U, stream));
   w.ldk = ldk;
-  // f32 layers with few channels (C <= 64) take the streaming products kernel, K x T: on gemm's
-  // tiles their C-term sums are all pipeline fill (kernels/cuda/conv_winograd_products.cu), and
-  // its FP32 sums beat three TF32 products there too (the layer is then bound by the transforms'
-  // memory traffic). conv_layer.winograd_products: 0 gemm's tiles; n > 0 at most n blocks (tests).
-  const int products_key = tune_.get("conv_layer.winograd_products");
-  const bool streamed = std::is_same_v<T, float> && products_key != 0 && winograd_products_apply(s.C);
   // Else the products K x T unless K would leave the GEMM's 128-row tiles (GemmTile,
   // Tf32GemmTile) less than 3/4 full: then T x K, where narrow tiles fit K. K x T measured faster
   // where both fill (the output transform reads it in rows: bench/RESULTS.md, session 14).
@@ -167,7 +168,7 @@ void CudaBackend::conv_winograd(QueueImpl& q, const ConvLayerShape& s, int m, Ma
     TESSERA_CUDA_CHECK(launch_winograd_input<T>(w, in + n0 * s.C * s.H * s.W, V, stream));
     if constexpr (std::is_same_v<T, float>) {
       if (streamed) {
-        TESSERA_CUDA_CHECK(launch_winograd_products(w, U, ldu, V, M, sm_count(), std::max(products_key, 0), stream));
+        TESSERA_CUDA_CHECK(launch_winograd_products(w, U, V, M, sm_count(), std::max(products_key, 0), stream));
         TESSERA_CUDA_CHECK(launch_winograd_output<T>(w, M, out + n0 * s.K * s.P * s.Q, stream));
         continue;
       }

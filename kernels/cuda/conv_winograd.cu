@@ -12,6 +12,7 @@
 // FLOPs (a^2 C K T multiply-adds, (a / m)^2 / 9 of the direct algorithm's) plus the transforms'
 // traffic: V and M are a^2 / m^2 times the input and output (2.25x for F(4 x 4)), each written
 // once and read once.
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/cuda/common.cuh"
@@ -81,12 +82,16 @@ struct AtCoef {
   __device__ constexpr double operator()(int m, int i, int j) const { return winograd::at(m, i, j); }
 };
 
+// U[e][k][c] (leading dimension ld), or U[e][c][k] where ck (the streamed products' layout,
+// conv_winograd_products.cu: a channel's filters in one row).
 template <int M, class T>
-__global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int64_t ldu, const T* __restrict__ filter,
-                                       T* __restrict__ U) {
+__global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int64_t ld, bool ck,
+                                       const T* __restrict__ filter, T* __restrict__ U) {
   constexpr int A = winograd::tile(M);
   const std::int64_t KC = K * C;
-  grid_stride(KC, [&](std::int64_t i) {
+  // i runs along U's rows (c fastest, or k fastest where ck): coalesced stores.
+  grid_stride(KC, [&](std::int64_t j) {
+    const std::int64_t k = ck ? j % K : j / C, c = ck ? j / K : j % C, i = k * C + c;
     T g[3][3];
 #pragma unroll
     for (int r = 0; r < 3; ++r)
@@ -98,7 +103,8 @@ __global__ void winograd_filter_kernel(std::int64_t K, std::int64_t C, std::int6
 #pragma unroll
     for (int a = 0; a < A; ++a)
 #pragma unroll
-      for (int b = 0; b < A; ++b) U[((a * A + b) * K + i / C) * ldu + i % C] = u[a][b];
+      for (int b = 0; b < A; ++b)
+        U[ck ? ((a * A + b) * C + c) * ld + k : ((a * A + b) * K + k) * ld + c] = u[a][b];
   });
 }
 
@@ -137,6 +143,25 @@ __device__ __forceinline__ void store_output_tile(const WinogradShape& s, const 
   transform_rows<M>(x, y, AtCoef{});   // y[i][j] = (A^T mm A)[i][j]
   T* o = out + (at.n * s.K + k) * s.P * s.Q;
   const std::int64_t p0 = at.th * M, q0 = at.tw * M;
+  // A tile row that is whole 16-byte vectors (f32 F(4 x 4), f64), inside the image and aligned:
+  // vector stores (a warp's scalar stores would each fill half of every sector they touch).
+  if constexpr (M * sizeof(T) % 16 == 0) {
+    constexpr int E = 16 / sizeof(T);
+    if (q0 + M <= s.Q && (reinterpret_cast<std::uintptr_t>(o + p0 * s.Q + q0) | (s.Q * sizeof(T))) % 16 == 0) {
+#pragma unroll
+      for (int a = 0; a < M; ++a) {
+        if (p0 + a >= s.P) break;
+#pragma unroll
+        for (int v = 0; v < M / E; ++v) {
+          Pack<T, E> r;
+#pragma unroll
+          for (int b = 0; b < E; ++b) r.v[b] = y[a][v * E + b];
+          store_pack<E>(o + (p0 + a) * s.Q + q0 + v * E, r);
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int a = 0; a < M; ++a)
 #pragma unroll
@@ -217,11 +242,11 @@ cudaError_t launch_for(int m, Launch&& launch) {
 }  // namespace
 
 template <class T>
-cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ldu, const T* filter, T* U,
-                                   cudaStream_t stream) {
+cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ld, bool ck, const T* filter,
+                                   T* U, cudaStream_t stream) {
   const unsigned blocks = winograd_blocks(K * C);
   return launch_for<T>(m, [&](auto M) {
-    winograd_filter_kernel<decltype(M)::value, T><<<blocks, kWinogradBlock, 0, stream>>>(K, C, ldu, filter, U);
+    winograd_filter_kernel<decltype(M)::value, T><<<blocks, kWinogradBlock, 0, stream>>>(K, C, ld, ck, filter, U);
   });
 }
 
@@ -247,8 +272,8 @@ cudaError_t launch_winograd_output(const WinogradShape& s, const T* Mt, T* out, 
 }
 
 #define TESSERA_WINOGRAD_INSTANTIATE(T)                                                                         \
-  template cudaError_t launch_winograd_filter<T>(int, std::int64_t, std::int64_t, std::int64_t, const T*, T*,     \
-                                                 cudaStream_t);                                                \
+  template cudaError_t launch_winograd_filter<T>(int, std::int64_t, std::int64_t, std::int64_t, bool, const T*, \
+                                                 T*, cudaStream_t);                                            \
   template cudaError_t launch_winograd_input<T>(const WinogradShape&, const T*, T*, cudaStream_t);             \
   template cudaError_t launch_winograd_output<T>(const WinogradShape&, const T*, T*, cudaStream_t);
 TESSERA_WINOGRAD_INSTANTIATE(float)

@@ -732,19 +732,20 @@ struct WinogradShape {
   bool tk = false;
 };
 template <class T>
-cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ldu, const T* filter, T* U,
-                                   cudaStream_t stream);
+cudaError_t launch_winograd_filter(int m, std::int64_t K, std::int64_t C, std::int64_t ld, bool ck, const T* filter,
+                                   T* U, cudaStream_t stream);
 template <class T>
 cudaError_t launch_winograd_input(const WinogradShape& s, const T* in, T* V, cudaStream_t stream);
 template <class T>
 cudaError_t launch_winograd_output(const WinogradShape& s, const T* M, T* out, cudaStream_t stream);
 // The products of f32 layers with few channels (kernels/cuda/conv_winograd_products.cu), in place
-// of gemm's tiles: M[e] = U[e] V[e] (K x T: M[e][k][t], leading dimension s.ldt; s.tk false), U[e]
-// K x C with leading dimension ldu, V[e] C x T; FP32 sums whatever the math mode. One block per
-// slot of the device's sms, at most max_blocks where that is > 0 (tests: many units a block).
+// of gemm's tiles: M[e] = U[e] V[e] (K x T: M[e][k][t], leading dimension s.ldt; s.tk false), U
+// stored U[e][c][k] (launch_winograd_filter's ck, leading dimension s.ldk), V[e] C x T; FP32 sums
+// whatever the math mode. One block per slot of the device's sms, at most max_blocks where that
+// is > 0 (tests: many units a block).
 constexpr std::int64_t kWinogradProductsMaxC = 64;
 bool winograd_products_apply(std::int64_t C);
-cudaError_t launch_winograd_products(const WinogradShape& s, const float* U, std::int64_t ldu, const float* V,
-                                     float* M, int sms, int max_blocks, cudaStream_t stream);
+cudaError_t launch_winograd_products(const WinogradShape& s, const float* U, const float* V, float* M, int sms,
+                                     int max_blocks, cudaStream_t stream);
 
 }  // namespace tessera::cuda
