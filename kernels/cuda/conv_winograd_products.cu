@@ -42,6 +42,22 @@ struct Unit {
   }
 };
 
+// Copies rows [0, rows) of a panel ROW floats wide that starts at column col0 of a matrix with
+// `cols` columns and leading dimension ld (a multiple of 4, so a 16-byte piece that starts before
+// `cols` ends before ld; pieces past it are zero-filled): the thread copies piece q of rows r,
+// r + STEP, ...
+template <int ROW>
+__device__ __forceinline__ void copy_panel(float* dst, const float* panel, std::int64_t ld, int rows, std::int64_t col0,
+                                           std::int64_t cols) {
+  constexpr int PIECES = ROW / 4, STEP = Products::THREADS / PIECES;
+  const int q = threadIdx.x % PIECES * 4, r0 = threadIdx.x / PIECES;
+  const bool in = col0 + q < cols;
+  const float* src = panel + r0 * ld + q;
+  unsigned to = smem_u32(dst + r0 * ROW + q);
+  for (int r = r0; r < rows; r += STEP, src += STEP * ld, to += STEP * ROW * sizeof(float))
+    cp_async<16>(to, in ? src : panel, in ? 16 : 0);
+}
+
 __global__ __launch_bounds__(Products::THREADS) void winograd_products_kernel(WinogradShape s, int aa,
                                                                               const float* __restrict__ U,
                                                                               const float* __restrict__ V,
@@ -70,30 +86,8 @@ __global__ __launch_bounds__(Products::THREADS) void winograd_products_kernel(Wi
     const std::int64_t pair = w.e * kblocks + w.kb;
     const bool fresh = b ? held1 != pair : held0 != pair;
     (b ? held1 : held0) = pair;
-    if (fresh) {  // thread: 16-byte piece q of rows c, c + 8, ...
-      const std::int64_t k0 = w.kb * P::KT;
-      const int q = threadIdx.x % (P::KT / 4) * 4;
-      const bool in = k0 + q < s.K;  // ldk is a multiple of 4: the copy ends before it
-      const float* base = U + w.e * s.C * s.ldk + k0;
-      const float* src = base + threadIdx.x / (P::KT / 4) * s.ldk + q;
-      unsigned dst = smem_u32(Us + threadIdx.x / (P::KT / 4) * P::KT + q);
-      for (int c = threadIdx.x / (P::KT / 4); c < C; c += P::THREADS / (P::KT / 4)) {
-        cp_async<16>(dst, in ? src : base, in ? 16 : 0);
-        src += P::THREADS / (P::KT / 4) * s.ldk;
-        dst += P::THREADS / (P::KT / 4) * P::KT * sizeof(float);
-      }
-    }
-    const std::int64_t t0 = w.ch * P::TT;
-    const int q = threadIdx.x % (P::TT / 4) * 4;
-    const bool in = t0 + q < tiles;  // ldt is a multiple of 4: the copy ends before it
-    const float* base = V + w.e * s.C * s.ldt + t0;
-    const float* src = base + threadIdx.x / (P::TT / 4) * s.ldt + q;
-    unsigned dst = smem_u32(Vs + threadIdx.x / (P::TT / 4) * P::TT + q);
-    for (int c = threadIdx.x / (P::TT / 4); c < C; c += P::THREADS / (P::TT / 4)) {
-      cp_async<16>(dst, in ? src : base, in ? 16 : 0);
-      src += P::THREADS / (P::TT / 4) * s.ldt;
-      dst += P::THREADS / (P::TT / 4) * P::TT * sizeof(float);
-    }
+    if (fresh) copy_panel<P::KT>(Us, U + w.e * s.C * s.ldk + w.kb * P::KT, s.ldk, C, w.kb * P::KT, s.K);
+    copy_panel<P::TT>(Vs, V + w.e * s.C * s.ldt + w.ch * P::TT, s.ldt, C, w.ch * P::TT, tiles);
     cp_async_commit();
   };
   const int tk = threadIdx.x / 16, tt = threadIdx.x % 16;  // filters tk * 8 + [0, 8); tiles tt * 4 + [0, 4), 64 + ...
